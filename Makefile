@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# netns-lab: the one entry point.  `make help` lists the targets.
+#
+# ARCH picks the guest architecture (x86_64 or arm64); everything built for
+# it lands in build/$(ARCH)/.  The patched kernel tree in build/linux is
+# shared by both arches; objects are kept apart with O=.
+
+ARCH ?= x86_64
+topo ?= bridge
+DEBUG ?= 0
+ACCEL ?= tcg
+V ?= 0
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+B := $(BUILD)/$(ARCH)
+KSRC := $(BUILD)/linux
+KOBJ := $(B)/kernel
+TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+NPROC := $(shell nproc)
+
+ifeq ($(ARCH),x86_64)
+KARCH := x86_64
+CROSS_COMPILE :=
+KIMAGE := $(KOBJ)/arch/x86/boot/bzImage
+else ifeq ($(ARCH),arm64)
+KARCH := arm64
+CROSS_COMPILE := aarch64-linux-gnu-
+KIMAGE := $(KOBJ)/arch/arm64/boot/Image
+else
+$(error ARCH=$(ARCH) is not supported: use ARCH=x86_64 or ARCH=arm64)
+endif
+
+# ccache keys on paths relative to the clone, so a fresh clone (CI) reuses
+# the objects of an earlier one on the same machine.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+export CCACHE_BASEDIR := $(TOP)
+export CCACHE_NOHASHDIR := true
+export CCACHE_SLOPPINESS := time_macros,include_file_mtime,include_file_ctime
+# Fixed build metadata: the same sources give the same objects and images.
+export KBUILD_BUILD_TIMESTAMP := 2000-01-01
+export KBUILD_BUILD_USER := netns-lab
+export KBUILD_BUILD_HOST := netns-lab
+
+KMAKE := $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
+	-j$(NPROC) $(if $(filter 1,$(V)),V=1,-s) \
+	$(if $(CCACHE),CC="ccache $(CROSS_COMPILE)gcc" HOSTCC="ccache gcc")
+
+FRAGMENTS := configs/common.config configs/$(ARCH).config \
+	$(if $(filter 1,$(DEBUG)),configs/debug.config)
+PATCHES := patches/series $(wildcard patches/*.patch)
+
+.DELETE_ON_ERROR:
+.PHONY: help deps tree toolchain kernel config initramfs run check unit l2 \
+	bench-boot bench-build clean distclean FORCE
+
+help:
+	@echo 'netns-lab: a lab for Linux network namespaces (QEMU guests, TCG)'
+	@echo
+	@echo 'Everyday use:'
+	@echo '  make topo=bridge run       build what is missing, boot the lab, run its tests'
+	@echo '  make check                 everything the project promises, both arches (CI)'
+	@echo
+	@echo 'Pieces:'
+	@echo '  make deps                  install the Debian packages the lab needs (root)'
+	@echo '  make tree                  unpack linux-source and apply patches/series'
+	@echo '  make kernel                configure and build the kernel for ARCH'
+	@echo '  make initramfs             the guest userland for ARCH'
+	@echo '  make unit                  host-side unit tests only'
+	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
+	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
+	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
+	@echo '  make clean                 remove build/$$ARCH (keeps the kernel tree)'
+	@echo '  make distclean             remove build/ entirely'
+	@echo
+	@echo 'Variables:'
+	@echo '  ARCH=x86_64|arm64          guest architecture (default x86_64)'
+	@echo '  DEBUG=1                    add configs/debug.config (lockdep, KASAN, kmemleak)'
+	@echo '  ACCEL=tcg|kvm              QEMU accelerator (default tcg; kvm only on request)'
+	@echo '  V=1                        show the full kernel build commands'
+
+# ---------------------------------------------------------------- set-up
+
+deps:
+	@tools/deps.sh
+
+# ---------------------------------------------------------------- kernel
+
+# The tree script runs every time (a no-op costs a second) but rewrites its
+# state file only when the applied series changed; make re-reads the file's
+# time afterwards, so only then do the things built from the tree go stale.
+TREE_STAMP := $(KSRC)/.git/netns-lab-applied
+
+$(TREE_STAMP): FORCE | deps
+	@tools/kernel-tree.sh $(TARBALL) $(KSRC) patches
+
+tree: $(TREE_STAMP)
+
+toolchain:
+	@command -v $(CROSS_COMPILE)gcc >/dev/null || { \
+		echo "netns-lab: $(CROSS_COMPILE)gcc not found: the $(ARCH) build needs it$(if $(CROSS_COMPILE), (apt-get install gcc-aarch64-linux-gnu, or make deps))" >&2; exit 1; }
+
+$(KOBJ)/.config: $(FRAGMENTS) tools/check-config.sh $(TREE_STAMP) | toolchain
+	@echo "  CONFIG  $(ARCH): tinyconfig + $(notdir $(FRAGMENTS))"
+	@mkdir -p $(KOBJ)
+	@$(KMAKE) tinyconfig >/dev/null
+	@cd $(KSRC) && KCONFIG_CONFIG=$(KOBJ)/.config scripts/kconfig/merge_config.sh \
+		-m -O $(KOBJ) $(KOBJ)/.config $(addprefix $(TOP)/,$(FRAGMENTS)) >$(KOBJ)/merge.log
+	@$(KMAKE) olddefconfig >/dev/null
+	@tools/check-config.sh $(KOBJ)/.config $(FRAGMENTS) || \
+		{ rm -f $@; echo "kernel: configuration for $(ARCH) rejected (see above)" >&2; exit 1; }
+
+config: $(KOBJ)/.config
+
+kernel: $(KOBJ)/.config | toolchain
+	@echo "  KERNEL  $(ARCH) ($(NPROC) jobs$(if $(CCACHE),, no ccache))"
+	@$(KMAKE) $(notdir $(KIMAGE))
+	@echo "  IMAGE   $(KIMAGE:$(TOP)/%=%)"
+
+# ---------------------------------------------------------------- guests
+
+# Kernel selftests that the series adds and the guests run, built static
+# from the patched tree (path below tools/testing/selftests, without .c).
+KSELFTESTS := net/netns_views
+KSELFTEST_BINS := $(addprefix $(B)/kselftests/,$(notdir $(KSELFTESTS)))
+SELFTESTS := $(KSRC)/tools/testing/selftests
+
+$(B)/kselftests/%: $(TREE_STAMP) | toolchain
+	@mkdir -p $(@D)
+	@echo "  CC      kselftest $* ($(ARCH))"
+	@$(CROSS_COMPILE)gcc -static -O2 -Wall -I$(SELFTESTS) -o $@ \
+		$(SELFTESTS)/$(filter %/$*,$(KSELFTESTS)).c
+
+# The initramfs is two concatenated archives: the Debian userland, rebuilt
+# only when the package list changes, and the lab's own files, small and
+# rebuilt in a second.
+$(B)/base.cpio.gz: initramfs/packages initramfs/build-base.sh | deps
+	@mkdir -p $(@D)
+	@initramfs/build-base.sh $(ARCH) $@
+
+OVERLAY_FILES := initramfs/init $(wildcard initramfs/run/*) tests/lib/ktap.sh \
+	$(wildcard tests/guest/*)
+
+$(B)/overlay.cpio.gz: $(OVERLAY_FILES) $(KSELFTEST_BINS) initramfs/build-overlay.sh
+	@initramfs/build-overlay.sh $@ $(OVERLAY_FILES) -- $(KSELFTEST_BINS)
+
+$(B)/initramfs.cpio.gz: $(B)/base.cpio.gz $(B)/overlay.cpio.gz
+	@cat $^ >$@
+	@echo "  INITRD  $(@:$(TOP)/%=%): $$(($$(stat -c %s $@) / 1024)) KiB"
+
+initramfs: $(B)/initramfs.cpio.gz
+
+# ---------------------------------------------------------------- running
+
+RUNS := $(B)/runs
+
+# Until the topology launcher lands, every topology boots the one-guest L2
+# suite.
+run: l2
+
+l2: kernel initramfs
+	@tools/boot-guest.sh -a $(ACCEL) $(ARCH) $(KIMAGE) $(B)/initramfs.cpio.gz l2 $(RUNS)/l2 | \
+		tee $(RUNS)/l2.ktap
+	@set -- $$(awk -f tools/ktap-count.awk $(RUNS)/l2.ktap); \
+		echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]
+
+unit:
+	@tests/host/run.sh | tee $(BUILD)/unit.ktap
+	@set -- $$(awk -f tools/ktap-count.awk $(BUILD)/unit.ktap); \
+		echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]
+
+check: deps
+	@ACCEL=$(ACCEL) tests/check.sh
+
+# ---------------------------------------------------------------- benchmarks
+
+bench-boot: deps
+	@tools/bench-boot.sh
+
+bench-build: deps
+	@tools/bench-build.sh
+
+clean:
+	rm -rf $(B)
+
+distclean:
+	rm -rf $(BUILD)

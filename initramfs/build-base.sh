@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-base.sh ARCH OUT.cpio.gz
+#
+# The guest userland that comes from Debian: busybox-static for the small
+# tools, dash as /bin/sh and the programs listed in initramfs/packages, with
+# exactly the shared libraries their ELF headers ask for.  The .debs are
+# downloaded (never installed), through multiarch for a foreign ARCH, and
+# cached under build/debs/ARCH.
+set -euo pipefail
+
+prog=build-base
+die() { echo "$prog: $*" >&2; exit 1; }
+
+[ $# -eq 2 ] || die "usage: $0 ARCH OUT.cpio.gz"
+arch=$1 out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+
+case $arch in
+x86_64) debarch=amd64 triplet=x86_64-linux-gnu ;;
+arm64)  debarch=arm64 triplet=aarch64-linux-gnu ;;
+*) die "unknown ARCH '$arch' (x86_64 or arm64)" ;;
+esac
+
+debs=$top/build/debs/$arch
+work=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-initramfs.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+stage=$work/stage root=$work/root
+mkdir -p "$debs" "$stage" "$root"
+
+# Packages named in initramfs/packages: "PACKAGE [PROGRAM...]"; the programs
+# are the paths taken from the package into the guest.
+mapfile -t lines < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/packages")
+top_pkgs=()
+for l in "${lines[@]}"; do
+	read -r pkg _ <<<"$l"
+	top_pkgs+=("$pkg:$debarch")
+done
+
+dpkg --print-foreign-architectures | grep -qx "$debarch" ||
+	[ "$debarch" = "$(dpkg --print-architecture)" ] ||
+	die "dpkg has no $debarch architecture; run 'make deps' (dpkg --add-architecture $debarch && apt-get update)"
+
+# The whole Depends closure is downloaded (a few MB, once); the ELF walk
+# below then takes into the guest just the files that are really needed.
+# For a foreign architecture apt-cache prints that architecture's packages
+# with a ":ARCH" suffix; the others are arch-independent or the host's.
+native=$(dpkg --print-architecture)
+mapfile -t pkgs < <(
+	apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+		--no-breaks --no-replaces --no-enhances "${top_pkgs[@]}" |
+		grep -v '^ ' | grep -v '[<>]' |
+		if [ "$debarch" = "$native" ]; then
+			sed -n "s/^\([^:]*\)\(:$debarch\)\{0,1\}\$/\1/p"
+		else
+			sed -n "s/^\([^:]*\):$debarch\$/\1:$debarch/p"
+		fi | sort -u)
+[ ${#pkgs[@]} -gt 0 ] || die "apt-cache knows none of: ${top_pkgs[*]} (run 'make deps')"
+
+missing=()
+for p in "${pkgs[@]}"; do
+	compgen -G "$debs/${p%%:*}_*_$debarch.deb" >/dev/null ||
+	compgen -G "$debs/${p%%:*}_*_all.deb" >/dev/null || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "  APT     downloading ${#missing[@]} $debarch packages into build/debs/$arch"
+	(cd "$debs" && apt-get download -q=2 -o APT::Sandbox::User=root "${missing[@]}") ||
+		die "apt-get download failed for: ${missing[*]} (is 'apt-get update' done?)"
+fi
+for p in "${pkgs[@]}"; do
+	deb=$(compgen -G "$debs/${p%%:*}_*_$debarch.deb" || compgen -G "$debs/${p%%:*}_*_all.deb")
+	dpkg-deb -x "$(echo "$deb" | sort -V | tail -n1)" "$stage"
+done
+
+# Debian 12 keeps a /lib -> usr/lib merged layout only in newer packages;
+# search both places.
+libdirs=("lib/$triplet" "usr/lib/$triplet" lib usr/lib lib64)
+
+find_lib() {
+	local d
+	for d in "${libdirs[@]}"; do
+		if [ -e "$stage/$d/$1" ]; then
+			echo "$d/$1"
+			return 0
+		fi
+	done
+	return 1
+}
+
+declare -A copied=()
+copy_file() {	# copy_file STAGE_RELATIVE_PATH [DEST_RELATIVE_PATH]
+	local src=$1 dst=${2:-$1}
+	[ -z "${copied[$dst]:-}" ] || return 0
+	copied[$dst]=1
+	mkdir -p "$root/$(dirname "$dst")"
+	cp -L "$stage/$src" "$root/$dst"
+	case $(head -c4 "$root/$dst" | od -An -c | tr -d ' ') in
+	177ELF) copy_needed "$root/$dst" ;;
+	esac
+}
+
+copy_needed() {	# the DT_NEEDED closure of one ELF file
+	local elf=$1 lib path interp
+	interp=$(readelf -lW "$elf" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+	if [ -n "$interp" ]; then
+		path=$(find_lib "$(basename "$interp")") ||
+			die "$(basename "$elf"): interpreter $interp is in no downloaded package"
+		copy_file "$path" "lib/$triplet/$(basename "$interp")"
+		if [ ! -e "$root$interp" ]; then
+			mkdir -p "$root$(dirname "$interp")"
+			ln -s "/lib/$triplet/$(basename "$interp")" "$root$interp"
+		fi
+	fi
+	for lib in $(readelf -dW "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		path=$(find_lib "$lib") ||
+			die "$(basename "$elf") needs $lib, which no lib* dependency provides"
+		copy_file "$path" "lib/$triplet/$lib"
+	done
+}
+
+for l in "${lines[@]}"; do
+	read -r pkg progs <<<"$l"
+	for p in $progs; do
+		[ -e "$stage/$p" ] || die "initramfs/packages: $pkg has no $p"
+		copy_file "$p"
+	done
+done
+
+# busybox provides every other command, one symlink each; real programs from
+# the packages win (busybox's own shell would run its "ip" applet even when
+# iproute2's ip is on PATH, which is why /bin/sh is dash).
+# The applet list comes from the host's busybox-static: Debian builds every
+# architecture from the same configuration, and the guest's binary may not
+# run here.
+command -v busybox >/dev/null || die "busybox not found on this machine (make deps)"
+for applet in $(busybox --list); do
+	case $applet in busybox | sh | ash) continue ;; esac
+	exists=
+	for d in bin sbin usr/bin usr/sbin; do
+		[ -e "$root/$d/$applet" ] && exists=1
+	done
+	[ -n "$exists" ] || ln -s busybox "$root/bin/$applet"
+done
+ln -sf dash "$root/bin/sh"
+mkdir -p "$root"/{proc,sys,dev,run,tmp,etc,root,var,mnt,usr/sbin}
+ln -s ../run "$root/var/run"
+echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
+printf 'hosts: files\n' >"$root/etc/nsswitch.conf"
+
+# Reproducible archive: sorted names, one timestamp, root owner.
+find "$root" -exec touch -h -d @0 {} +
+(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0 --reproducible) | gzip -9n >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "  CPIO    $out: $(du -k "$out" | cut -f1) KiB compressed, $(du -sk "$root" | cut -f1) KiB unpacked"

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: everything the project promises, as one KTAP document whose
+# subtests are the suites; the last line counts every test of every suite:
+# "N passed, N failed, N skipped".  Exit 0 only if nothing failed.
+#
+# CHECK_ARCHES (default "x86_64 arm64") limits the guest arches.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+arches=${CHECK_ARCHES:-x86_64 arm64}
+accel=${ACCEL:-tcg}
+out=build/check
+mkdir -p "$out"
+
+suites=(host-unit)
+for arch in $arches; do
+	suites+=("l2-$arch" "reliability-$arch")
+done
+
+passed=0 failed=0 skipped=0 n=0
+declare -A built=()
+
+# build ARCH: kernel and initramfs, progress on stderr, log in build/check
+build() {
+	local arch=$1
+	[ -z "${built[$arch]:-}" ] || return "${built[$arch]}"
+	echo "# building kernel and initramfs for $arch (log: $out/build-$arch.log)"
+	if make -s --no-print-directory ARCH="$arch" kernel initramfs >"$out/build-$arch.log" 2>&1; then
+		built[$arch]=0
+	else
+		built[$arch]=1
+		echo "# build for $arch failed:"
+		tail -n 20 "$out/build-$arch.log" | sed 's/^/#   /'
+	fi
+	return "${built[$arch]}"
+}
+
+image() {
+	case $1 in
+	x86_64) echo "build/x86_64/kernel/arch/x86/boot/bzImage" ;;
+	arm64) echo "build/arm64/kernel/arch/arm64/boot/Image" ;;
+	esac
+}
+
+# run_suite NAME CMD...: CMD prints a KTAP document; it becomes a subtest
+run_suite() {
+	local name=$1 log p f s
+	shift
+	n=$((n + 1))
+	log=$out/$name.ktap
+	"$@" 2>&1 | tee "$log" | sed 's/^/  /'
+	read -r p f s < <(awk -f tools/ktap-count.awk "$log")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	if [ "$f" -eq 0 ]; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+	fi
+}
+
+l2_suite() {
+	local arch=$1
+	build "$arch" || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
+	tools/boot-guest.sh -a "$accel" -t 600 "$arch" "$(image "$arch")" \
+		"build/$arch/initramfs.cpio.gz" l2 "build/$arch/runs/l2"
+}
+
+reliability_suite() {
+	local arch=$1
+	build "$arch" || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
+	tests/host/reliability.sh "$arch" "$(image "$arch")" "build/$arch/initramfs.cpio.gz"
+}
+
+echo "KTAP version 1"
+echo "1..${#suites[@]}"
+for suite in "${suites[@]}"; do
+	case $suite in
+	host-unit) run_suite "$suite" tests/host/run.sh ;;
+	l2-*) run_suite "$suite" l2_suite "${suite#l2-}" ;;
+	reliability-*) run_suite "$suite" reliability_suite "${suite#reliability-}" ;;
+	esac
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

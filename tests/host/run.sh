@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side unit tests: the build scripts' error paths and the result
+# counting, each on small inputs made here (no kernel build, no guest).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KTAP_TMP=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-unit.XXXXXX")
+export KTAP_TMP
+trap 'rm -rf "$KTAP_TMP"' EXIT
+. "$top/tests/lib/ktap.sh"
+
+scratch() {	# a fresh, empty folder for one test
+	local d
+	d=$(mktemp -d "$KTAP_TMP/t.XXXXXX")
+	echo "$d"
+}
+
+# A fragment symbol that olddefconfig dropped is named with FILE:LINE.
+test_config_dropped_symbol() {
+	local d err
+	d=$(scratch)
+	printf 'CONFIG_NET=y\n# CONFIG_FOO is not set\nCONFIG_VETH=y\nCONFIG_NR=4\n' >"$d/frag"
+	printf 'CONFIG_NET=y\nCONFIG_VETH=y\nCONFIG_NR=4\n' >"$d/good"
+	printf 'CONFIG_NET=y\n# CONFIG_VETH is not set\nCONFIG_NR=8\nCONFIG_FOO=y\n' >"$d/bad"
+	"$top/tools/check-config.sh" "$d/good" "$d/frag"
+	err=$("$top/tools/check-config.sh" "$d/bad" "$d/frag" 2>&1) && fail "bad config accepted"
+	echo "$err"
+	grep -q "frag:3: CONFIG_VETH=y did not stick" <<<"$err"
+	grep -q "frag:4: CONFIG_NR=4 did not stick (the config has CONFIG_NR=8)" <<<"$err"
+	grep -q "frag:2: CONFIG_FOO=n did not stick" <<<"$err"
+}
+
+# A small stand-in for linux-source: one file, two patches against it.
+fake_source() {	# fake_source DIR
+	local d=$1 w
+	w=$d/work
+	mkdir -p "$w/linux-source-0.0" "$d/patches"
+	printf 'one\ntwo\nthree\n' >"$w/linux-source-0.0/file"
+	tar -C "$w" -cJf "$d/src.tar.xz" linux-source-0.0
+	git -C "$w/linux-source-0.0" init -q
+	git -C "$w/linux-source-0.0" add -A
+	git -C "$w/linux-source-0.0" -c user.name=t -c user.email=t@t commit -q -m base
+	sed -i 's/one/ONE/' "$w/linux-source-0.0/file"
+	git -C "$w/linux-source-0.0" -c user.name=t -c user.email=t@t commit -q -am "first"
+	sed -i 's/three/THREE/' "$w/linux-source-0.0/file"
+	git -C "$w/linux-source-0.0" -c user.name=t -c user.email=t@t commit -q -am "second"
+	git -C "$w/linux-source-0.0" format-patch -q -o "$d/patches" HEAD~2..HEAD
+	(cd "$d/patches" && ls ./*.patch | sed 's|^\./||') >"$d/patches/series"
+}
+
+# The series applies; re-running with nothing changed keeps every commit.
+test_tree_applies_series() {
+	local d head
+	d=$(scratch)
+	fake_source "$d"
+	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
+	expect_eq "ONE two THREE" "$(tr '\n' ' ' <"$d/tree/file" | sed 's/ $//')" "patched file"
+	head=$(git -C "$d/tree" rev-parse HEAD)
+	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
+	expect_eq "$head" "$(git -C "$d/tree" rev-parse HEAD)" "HEAD after a no-op run"
+}
+
+# A patch that does not apply is named; the tree holds exactly the patches
+# before it, with nothing half-applied.
+test_tree_bad_patch_named() {
+	local d err first
+	d=$(scratch)
+	fake_source "$d"
+	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
+	first=$(git -C "$d/tree" rev-parse HEAD~1)
+	sed -i 's/^-three$/-tree/' "$d/patches/0002-second.patch"
+	err=$("$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" 2>&1) &&
+		fail "a broken patch applied"
+	echo "$err"
+	grep -q "0002-second.patch does not apply" <<<"$err"
+	expect_eq "$first" "$(git -C "$d/tree" rev-parse HEAD)" "HEAD after the failure"
+	expect_eq "" "$(git -C "$d/tree" status --porcelain)" "tree status"
+	[ ! -d "$d/tree/.git/rebase-apply" ] || fail "git am left in progress"
+}
+
+# Editing the second patch re-applies from it: the first commit is kept.
+test_tree_edit_reapplies_suffix() {
+	local d first
+	d=$(scratch)
+	fake_source "$d"
+	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
+	first=$(git -C "$d/tree" rev-parse HEAD~1)
+	sed -i 's/^+THREE$/+THR3E/' "$d/patches/0002-second.patch"
+	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" | grep -q "AM      0002"
+	expect_eq "$first" "$(git -C "$d/tree" rev-parse HEAD~1)" "first patch's commit"
+	grep -q THR3E "$d/tree/file"
+}
+
+# A series entry without its file is named.
+test_tree_missing_patch_file() {
+	local d err
+	d=$(scratch)
+	fake_source "$d"
+	echo "0003-nowhere.patch" >>"$d/patches/series"
+	err=$("$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" 2>&1) &&
+		fail "a missing patch was accepted"
+	echo "$err"
+	grep -q "0003-nowhere.patch: no such patch file" <<<"$err"
+}
+
+# A truncated KTAP run counts the missing tests as failed; SKIPs count apart.
+test_ktap_count() {
+	expect_eq "1 1 1" "$(printf '1..3\nok 1 a\nnot ok 2 b\nok 3 c # SKIP why\n' |
+		awk -f "$top/tools/ktap-count.awk")" "complete run"
+	expect_eq "1 2 0" "$(printf 'KTAP version 1\n1..3\nok 1 a\n  not ok 1 nested\n' |
+		awk -f "$top/tools/ktap-count.awk")" "truncated run"
+	expect_eq "0 1 0" "$(printf 'garbage\n' | awk -f "$top/tools/ktap-count.awk")" "no plan"
+}
+
+# Without root, missing packages are listed in one message, exit 1.
+test_deps_non_root_message() {
+	local err
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+	err=$(HOME=/ NETNS_LAB_PACKAGES="make netns-lab-no-such-package" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$top/tools/deps.sh" 2>&1) &&
+		fail "deps.sh succeeded with a package missing"
+	echo "$err"
+	expect_eq 1 "$(wc -l <<<"$err")" "lines of output"
+	grep -q "deps: missing:.*packages netns-lab-no-such-package" <<<"$err"
+}
+
+# The guest launcher refuses bad input before starting QEMU.
+test_boot_guest_bad_input() {
+	local d err rc
+	d=$(scratch)
+	: >"$d/kernel"
+	: >"$d/initrd"
+	rc=0
+	err=$("$top/tools/boot-guest.sh" sparc "$d/kernel" "$d/initrd" l2 "$d/run" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for ARCH=sparc"
+	grep -q "unknown ARCH 'sparc'" <<<"$err"
+	rc=0
+	err=$("$top/tools/boot-guest.sh" x86_64 "$d/nokernel" "$d/initrd" l2 "$d/run" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status without a kernel"
+	grep -q "nokernel: no kernel image" <<<"$err"
+}
+
+# make names an unsupported ARCH and a missing cross compiler.
+test_make_bad_arch_and_compiler() {
+	local err
+	err=$(make -s -C "$top" ARCH=sparc kernel 2>&1) && fail "make ARCH=sparc succeeded"
+	echo "$err"
+	grep -q "ARCH=sparc is not supported" <<<"$err"
+	err=$(make -s -C "$top" ARCH=arm64 CROSS_COMPILE=no-such-cross- toolchain 2>&1) &&
+		fail "make succeeded without a cross compiler"
+	echo "$err"
+	grep -q "no-such-cross-gcc not found" <<<"$err"
+}
+
+ktap_header 9
+ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
+ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
+ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
+ktap_run "kernel-tree re-applies only from an edited patch" test_tree_edit_reapplies_suffix
+ktap_run "kernel-tree names a missing patch file" test_tree_missing_patch_file
+ktap_run "ktap-count: truncated runs fail, skips count apart" test_ktap_count
+ktap_run "deps without root lists what to install" test_deps_non_root_message
+ktap_run "boot-guest refuses bad input before QEMU" test_boot_guest_bad_input
+ktap_run "make names a bad ARCH and a missing cross compiler" test_make_bad_arch_and_compiler

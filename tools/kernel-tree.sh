@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel-tree.sh TARBALL TREE SERIES_DIR
+#
+# Keeps TREE a git checkout of Debian's linux-source with patches/series
+# applied on top of one pristine commit.  Only the part of the series that
+# changed since the last run is re-applied, so editing one patch rewrites only
+# the files that patch and its successors touch (and kbuild/ccache rebuild
+# just those).  A patch that does not apply is named, and the tree is put back
+# to the last good state (pristine plus the patches before it), never left
+# half-patched.
+set -euo pipefail
+
+prog=kernel-tree
+die() { echo "$prog: $*" >&2; exit 1; }
+
+[ $# -eq 3 ] || die "usage: $0 TARBALL TREE SERIES_DIR"
+tarball=$1 tree=$2 series_dir=$3
+state=$tree/.git/netns-lab-applied	# lines: "<sha256 of patch> <commit>"
+
+[ -r "$tarball" ] || die "$tarball: not found (apt-get install linux-source-6.1)"
+
+git_tree() {
+	git -C "$tree" -c user.name=netns-lab -c user.email=netns-lab@localhost \
+		-c advice.detachedHead=false "$@"
+}
+
+if ! git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+	echo "  TREE    unpacking $(basename "$tarball") into $tree"
+	rm -rf "$tree" "$tree.tmp"
+	mkdir -p "$tree.tmp"
+	tar -xf "$tarball" -C "$tree.tmp" --strip-components=1
+	git -C "$tree.tmp" init -q
+	# Fixed dates make the pristine commit id the same on every machine.
+	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+		git -C "$tree.tmp" -c user.name=netns-lab -c user.email=netns-lab@localhost \
+		-c core.autocrlf=false add -A -f
+	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+		git -C "$tree.tmp" -c user.name=netns-lab -c user.email=netns-lab@localhost \
+		commit -q -m "pristine $(basename "$tarball")"
+	git -C "$tree.tmp" tag pristine
+	mv "$tree.tmp" "$tree"
+	: >"$state"
+fi
+
+[ -f "$state" ] || : >"$state"
+
+# Patches named by the series file, in order; '#' starts a comment.
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$series_dir/series")
+
+for p in "${patches[@]}"; do
+	[ -r "$series_dir/$p" ] || die "$series_dir/series: $p: no such patch file"
+done
+
+# Keep the longest prefix of the series that is applied already.
+mapfile -t applied < "$state"
+keep=0 base=pristine
+for p in "${patches[@]}"; do
+	sum=$(sha256sum <"$series_dir/$p" | cut -d' ' -f1)
+	line=${applied[$keep]:-}
+	[ "${line%% *}" = "$sum" ] || break
+	base=${line#* }
+	keep=$((keep + 1))
+done
+
+head=$(git_tree rev-parse HEAD)
+want=$(git_tree rev-parse "$base^{commit}")
+if [ "$keep" -eq "${#patches[@]}" ] && [ "$keep" -eq "${#applied[@]}" ] &&
+   [ "$head" = "$want" ] && git_tree diff --quiet HEAD; then
+	exit 0
+fi
+
+git_tree am --abort >/dev/null 2>&1 || true
+# reset --hard only rewrites files that differ, so untouched files keep
+# their timestamps and kbuild does not recompile them.
+git_tree reset -q --hard "$base"
+git_tree clean -q -fdx -e /.git
+printf '%s\n' "${applied[@]:0:$keep}" >"$state.tmp"
+[ "$keep" -gt 0 ] || : >"$state.tmp"
+
+for p in "${patches[@]:$keep}"; do
+	echo "  AM      $p"
+	if ! git_tree am -q --keep-cr --committer-date-is-author-date "$(realpath "$series_dir/$p")" >"$tree/.git/am.log" 2>&1; then
+		git_tree am --abort >/dev/null 2>&1 || true
+		git_tree reset -q --hard HEAD
+		mv "$state.tmp" "$state"
+		sed -e 's/^/    /' "$tree/.git/am.log" >&2
+		die "$series_dir/$p does not apply to $(git_tree describe --tags --always HEAD); tree left at the patch before it"
+	fi
+	echo "$(sha256sum <"$series_dir/$p" | cut -d' ' -f1) $(git_tree rev-parse HEAD)" >>"$state.tmp"
+done
+mv "$state.tmp" "$state"
