@@ -54,9 +54,10 @@ test_policy_routing() {
 	veth r eth1 10.3.1.1/24 x eth0 10.3.1.2/24
 	veth r eth2 10.3.2.1/24 y eth0 10.3.2.2/24
 	in_ns r sysctl -qw net.ipv4.ip_forward=1
+	ip -n x route add default via 10.3.1.1
+	ip -n y route add default via 10.3.2.1
 	for n in x y; do
 		ip -n $n addr add 198.51.100.1/32 dev lo
-		ip -n $n route add default dev eth0
 		bg in_ns $n socat TCP-LISTEN:7,fork,reuseaddr SYSTEM:"echo $n"
 		wait_listen $n tcp 7
 	done
@@ -97,8 +98,12 @@ test_same_name_sysfs() {
 	local n mac index
 	[ -e /sys/class/net/eth1 ] || skip "the parent has no eth1"
 	netns a b
-	ip link add eth1 netns a address 02:00:00:00:0a:01 type veth \
-		peer name eth1 netns b address 02:00:00:00:0b:01
+	ip link add nsa address 02:00:00:00:0a:01 type veth \
+		peer name nsb address 02:00:00:00:0b:01
+	ip link set nsa netns a
+	ip link set nsb netns b
+	ip -n a link set nsa name eth1
+	ip -n b link set nsb name eth1
 	for n in a b; do
 		index=$(ip -n $n -o link show eth1 | cut -d: -f1)
 		mac=$(ip -n $n -o link show eth1 | sed 's/.*link\/ether \([^ ]*\).*/\1/')
