@@ -16,7 +16,7 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 B := $(BUILD)/$(ARCH)
 KSRC := $(BUILD)/linux
-KOBJ := $(B)/kernel
+KOBJ ?= $(B)/kernel
 TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 NPROC := $(shell nproc)
 
@@ -43,8 +43,12 @@ export KBUILD_BUILD_TIMESTAMP := 2000-01-01
 export KBUILD_BUILD_USER := netns-lab
 export KBUILD_BUILD_HOST := netns-lab
 
+# Recipes are bash with pipefail: a failing kbuild must fail its pipeline.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 KMAKE := $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
-	-j$(NPROC) $(if $(filter 1,$(V)),V=1,-s) \
+	-j$(NPROC) --no-print-directory $(if $(filter 1,$(V)),V=1) \
 	$(if $(CCACHE),CC="ccache $(CROSS_COMPILE)gcc" HOSTCC="ccache gcc")
 
 FRAGMENTS := configs/common.config configs/$(ARCH).config \
@@ -104,10 +108,10 @@ toolchain:
 $(KOBJ)/.config: $(FRAGMENTS) tools/check-config.sh $(TREE_STAMP) | toolchain
 	@echo "  CONFIG  $(ARCH): tinyconfig + $(notdir $(FRAGMENTS))"
 	@mkdir -p $(KOBJ)
-	@$(KMAKE) tinyconfig >/dev/null
+	@$(KMAKE) -s tinyconfig >/dev/null
 	@cd $(KSRC) && KCONFIG_CONFIG=$(KOBJ)/.config scripts/kconfig/merge_config.sh \
 		-m -O $(KOBJ) $(KOBJ)/.config $(addprefix $(TOP)/,$(FRAGMENTS)) >$(KOBJ)/merge.log
-	@$(KMAKE) olddefconfig >/dev/null
+	@$(KMAKE) -s olddefconfig >/dev/null
 	@tools/check-config.sh $(KOBJ)/.config $(FRAGMENTS) || \
 		{ rm -f $@; echo "kernel: configuration for $(ARCH) rejected (see above)" >&2; exit 1; }
 
@@ -115,7 +119,9 @@ config: $(KOBJ)/.config
 
 kernel: $(KOBJ)/.config | toolchain
 	@echo "  KERNEL  $(ARCH) ($(NPROC) jobs$(if $(CCACHE),, no ccache))"
-	@$(KMAKE) $(notdir $(KIMAGE))
+	@$(KMAKE) $(notdir $(KIMAGE)) | \
+		awk -v label="KERNEL  $(ARCH)" -v tty=$$([ -t 1 ] && echo 1 || echo 0) \
+		-f tools/build-progress.awk
 	@echo "  IMAGE   $(KIMAGE:$(TOP)/%=%)"
 
 # ---------------------------------------------------------------- guests
@@ -160,6 +166,7 @@ RUNS := $(B)/runs
 run: l2
 
 l2: kernel initramfs
+	@mkdir -p $(RUNS)
 	@tools/boot-guest.sh -a $(ACCEL) $(ARCH) $(KIMAGE) $(B)/initramfs.cpio.gz l2 $(RUNS)/l2 | \
 		tee $(RUNS)/l2.ktap
 	@set -- $$(awk -f tools/ktap-count.awk $(RUNS)/l2.ktap); \

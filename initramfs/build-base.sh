@@ -108,7 +108,7 @@ copy_needed() {	# the DT_NEEDED closure of one ELF file
 		path=$(find_lib "$(basename "$interp")") ||
 			die "$(basename "$elf"): interpreter $interp is in no downloaded package"
 		copy_file "$path" "lib/$triplet/$(basename "$interp")"
-		if [ ! -e "$root$interp" ]; then
+		if [ ! -e "$root$interp" ] && [ ! -L "$root$interp" ]; then
 			mkdir -p "$root$(dirname "$interp")"
 			ln -s "/lib/$triplet/$(basename "$interp")" "$root$interp"
 		fi

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The topology file parser.  One pass reads statements and remembers names;
+ * a second pass resolves node references, so statements may come in any
+ * order.  Errors never stop the parse: the user gets all of them at once.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo.h"
+
+#define DEFAULT_MEM_MIB		256
+#define DEFAULT_TEST_TIMEOUT_S	60
+
+struct parser {
+	struct topo *t;
+	FILE *err;
+	int errors;
+	int line;
+	int cur_node;		/* node whose setup lines may follow, or -1 */
+	/* endpoints as written, resolved in the second pass */
+	char ep_node[TOPO_MAX_WIRES][TOPO_MAX_MEMBERS][TOPO_NAME_MAX];
+	char test_node[TOPO_MAX_TESTS][TOPO_NAME_MAX];
+};
+
+static void error_at(struct parser *p, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(p->err, "%s:%d: ", p->t->path, line);
+	va_start(ap, fmt);
+	vfprintf(p->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->err);
+	p->errors++;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		perror("lab: strdup");
+		exit(2);
+	}
+	return d;
+}
+
+/* Splits off the next blank-separated word; NULL at the end of the line. */
+static char *next_word(char **s)
+{
+	char *w;
+
+	*s += strspn(*s, " \t");
+	if (!**s)
+		return NULL;
+	w = *s;
+	*s += strcspn(*s, " \t");
+	if (**s)
+		*(*s)++ = '\0';
+	return w;
+}
+
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= TOPO_NAME_MAX || !islower((unsigned char)s[0]))
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-_") == n;
+}
+
+/* A Linux interface name the lab may create: short, plain, not lo. */
+static const char *bad_ifname(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0)
+		return "empty interface name";
+	if (n >= TOPO_NAME_MAX)
+		return "interface name longer than 15 characters";
+	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789-_.") != n)
+		return "interface name may use only letters, digits, '-', '_' and '.'";
+	if (!strcmp(s, "lo"))
+		return "'lo' is the loopback device, not a NIC";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return "interface name cannot be '.' or '..'";
+	return NULL;
+}
+
+/* Parses "key=N" with N in [min, max]; 0 and an error otherwise. */
+static int number_option(struct parser *p, const char *key, const char *val,
+			 int min, int max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (errno || end == val || *end || v < min || v > max) {
+		error_at(p, p->line, "%s=%s: expected a number from %d to %d",
+			 key, val, min, max);
+		return 0;
+	}
+	return (int)v;
+}
+
+static int find_node(struct topo *t, const char *name)
+{
+	int i;
+
+	for (i = 0; i < t->nnodes; i++)
+		if (!strcmp(t->nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+static void parse_node(struct parser *p, char *rest)
+{
+	struct topo *t = p->t;
+	struct topo_node *n;
+	char *w, *eq;
+
+	w = next_word(&rest);
+	if (!w) {
+		error_at(p, p->line, "node needs a name");
+		return;
+	}
+	if (!valid_name(w)) {
+		error_at(p, p->line, "bad node name '%s' (a lower-case letter, then letters, digits, '-' or '_'; at most 15)", w);
+	} else if (find_node(t, w) >= 0) {
+		error_at(p, p->line, "duplicate node '%s' (first defined on line %d)",
+			 w, t->nodes[find_node(t, w)].line);
+		p->cur_node = -1;
+		return;
+	}
+	if (t->nnodes == TOPO_MAX_NODES) {
+		error_at(p, p->line, "more than %d nodes", TOPO_MAX_NODES);
+		p->cur_node = -1;
+		return;
+	}
+	n = &t->nodes[t->nnodes];
+	memset(n, 0, sizeof(*n));
+	snprintf(n->name, sizeof(n->name), "%s", w);
+	n->line = p->line;
+	n->mem_mib = DEFAULT_MEM_MIB;
+	n->cpus = 1;
+	p->cur_node = t->nnodes++;
+
+	while ((w = next_word(&rest))) {
+		eq = strchr(w, '=');
+		if (!eq) {
+			error_at(p, p->line, "unknown node option '%s' (arch=, mem=, cpus=)", w);
+			continue;
+		}
+		*eq++ = '\0';
+		if (!strcmp(w, "arch")) {
+			if (strcmp(eq, "x86_64") && strcmp(eq, "arm64"))
+				error_at(p, p->line, "unknown arch '%s' (x86_64 or arm64)", eq);
+			else
+				snprintf(n->arch, sizeof(n->arch), "%s", eq);
+		} else if (!strcmp(w, "mem")) {
+			n->mem_mib = number_option(p, w, eq, 64, 4096) ?: n->mem_mib;
+		} else if (!strcmp(w, "cpus")) {
+			n->cpus = number_option(p, w, eq, 1, 8) ?: n->cpus;
+		} else {
+			error_at(p, p->line, "unknown node option '%s=' (arch=, mem=, cpus=)", w);
+		}
+	}
+}
+
+static void add_setup_line(struct parser *p, const char *line)
+{
+	struct topo_node *n = &p->t->nodes[p->cur_node];
+	size_t old = n->setup ? strlen(n->setup) : 0;
+	char *s;
+
+	line += strspn(line, " \t");
+	s = realloc(n->setup, old + strlen(line) + 2);
+	if (!s) {
+		perror("lab: realloc");
+		exit(2);
+	}
+	strcpy(s + old, line);
+	strcat(s + old, "\n");
+	n->setup = s;
+}
+
+/* "node:ifname" into wire member M, the node name kept for pass two. */
+static void parse_endpoint(struct parser *p, int wire, char *w)
+{
+	struct topo_wire *wr = &p->t->wires[wire];
+	struct topo_endpoint *ep;
+	const char *why;
+	char *colon = strchr(w, ':');
+
+	if (!colon || colon == w || !colon[1]) {
+		error_at(p, p->line, "'%s' is not NODE:IFACE", w);
+		return;
+	}
+	if (wr->nmembers == TOPO_MAX_MEMBERS) {
+		error_at(p, p->line, "more than %d members on one wire", TOPO_MAX_MEMBERS);
+		return;
+	}
+	*colon = '\0';
+	why = bad_ifname(colon + 1);
+	if (why) {
+		error_at(p, p->line, "%s:%s: %s", w, colon + 1, why);
+		return;
+	}
+	ep = &wr->members[wr->nmembers];
+	snprintf(ep->ifname, sizeof(ep->ifname), "%s", colon + 1);
+	snprintf(p->ep_node[wire][wr->nmembers], TOPO_NAME_MAX, "%.15s", w);
+	wr->nmembers++;
+}
+
+static struct topo_wire *new_wire(struct parser *p)
+{
+	struct topo_wire *wr;
+
+	if (p->t->nwires == TOPO_MAX_WIRES) {
+		error_at(p, p->line, "more than %d links and lans", TOPO_MAX_WIRES);
+		return NULL;
+	}
+	wr = &p->t->wires[p->t->nwires];
+	memset(wr, 0, sizeof(*wr));
+	wr->line = p->line;
+	return wr;
+}
+
+static void parse_link(struct parser *p, char *rest)
+{
+	struct topo_wire *wr = new_wire(p);
+	int idx = p->t->nwires, words = 0;
+	char *w, *eq;
+
+	if (!wr)
+		return;
+	p->t->nwires++;
+	snprintf(wr->name, sizeof(wr->name), "link%d", idx);
+	while ((w = next_word(&rest))) {
+		eq = strchr(w, '=');
+		if (eq && !strchr(w, ':')) {
+			*eq++ = '\0';
+			if (!strcmp(w, "mtu"))
+				wr->mtu = number_option(p, w, eq, 68, 65535);
+			else
+				error_at(p, p->line, "unknown link option '%s=' (mtu=)", w);
+			continue;
+		}
+		words++;
+		parse_endpoint(p, idx, w);
+	}
+	if (words != 2)
+		error_at(p, p->line, "a link joins exactly two NODE:IFACE, found %d", words);
+}
+
+static void parse_lan(struct parser *p, char *rest)
+{
+	struct topo_wire *wr;
+	int idx = p->t->nwires, words = 0, i;
+	char *name = next_word(&rest), *w, *eq;
+
+	if (!name || strchr(name, ':')) {
+		error_at(p, p->line, "lan needs a name before its members");
+		return;
+	}
+	if (!valid_name(name))
+		error_at(p, p->line, "bad lan name '%s'", name);
+	for (i = 0; i < p->t->nwires; i++)
+		if (p->t->wires[i].is_lan && !strcmp(p->t->wires[i].name, name))
+			error_at(p, p->line, "duplicate lan '%s' (first defined on line %d)",
+				 name, p->t->wires[i].line);
+	wr = new_wire(p);
+	if (!wr)
+		return;
+	p->t->nwires++;
+	wr->is_lan = 1;
+	snprintf(wr->name, sizeof(wr->name), "%.15s", name);
+	while ((w = next_word(&rest))) {
+		eq = strchr(w, '=');
+		if (eq && !strchr(w, ':')) {
+			*eq++ = '\0';
+			if (!strcmp(w, "mtu"))
+				wr->mtu = number_option(p, w, eq, 68, 65535);
+			else
+				error_at(p, p->line, "unknown lan option '%s=' (mtu=)", w);
+			continue;
+		}
+		words++;
+		parse_endpoint(p, idx, w);
+	}
+	if (words < 2)
+		error_at(p, p->line, "lan '%s' needs at least two members, found %d", name, words);
+}
+
+/* test "DESCRIPTION" [timeout=S] NODE: COMMAND */
+static void parse_test(struct parser *p, char *rest)
+{
+	struct topo_test *tt;
+	char *desc, *out, *w, *eq;
+	int idx = p->t->ntests;
+
+	rest += strspn(rest, " \t");
+	if (*rest != '"') {
+		error_at(p, p->line, "test needs a \"DESCRIPTION\" in double quotes");
+		return;
+	}
+	desc = out = ++rest;
+	for (;;) {
+		if (!*rest) {
+			error_at(p, p->line, "unterminated quote in test description");
+			return;
+		}
+		if (*rest == '\\' && (rest[1] == '"' || rest[1] == '\\'))
+			rest++;
+		else if (*rest == '"')
+			break;
+		*out++ = *rest++;
+	}
+	rest++;
+	*out = '\0';
+	if (idx == TOPO_MAX_TESTS) {
+		error_at(p, p->line, "more than %d tests", TOPO_MAX_TESTS);
+		return;
+	}
+	tt = &p->t->tests[idx];
+	memset(tt, 0, sizeof(*tt));
+	tt->line = p->line;
+	tt->node = -1;
+	tt->timeout_s = DEFAULT_TEST_TIMEOUT_S;
+
+	for (;;) {
+		w = next_word(&rest);
+		if (!w) {
+			error_at(p, p->line, "test has no node (expected NODE: COMMAND after the description)");
+			return;
+		}
+		if (w[strlen(w) - 1] == ':')
+			break;
+		eq = strchr(w, '=');
+		if (eq) {
+			*eq++ = '\0';
+			if (!strcmp(w, "timeout"))
+				tt->timeout_s = number_option(p, w, eq, 1, 3600) ?: tt->timeout_s;
+			else
+				error_at(p, p->line, "unknown test option '%s=' (timeout=)", w);
+			continue;
+		}
+		error_at(p, p->line, "test has no node (expected NODE: COMMAND, found '%s')", w);
+		return;
+	}
+	w[strlen(w) - 1] = '\0';
+	rest += strspn(rest, " \t");
+	if (!*w) {
+		error_at(p, p->line, "test has no node before ':'");
+		return;
+	}
+	if (!*rest) {
+		error_at(p, p->line, "test on node '%s' has no command", w);
+		return;
+	}
+	snprintf(p->test_node[idx], TOPO_NAME_MAX, "%.15s", w);
+	tt->description = xstrdup(desc);
+	tt->command = xstrdup(rest);
+	p->t->ntests++;
+}
+
+static void parse_line(struct parser *p, char *line)
+{
+	char *rest = line, *kw;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	if (line[strspn(line, " \t")] == '\0' || line[strspn(line, " \t")] == '#')
+		return;
+	if (line[0] == ' ' || line[0] == '\t') {
+		if (p->cur_node < 0)
+			error_at(p, p->line, "indented line does not follow a node");
+		else
+			add_setup_line(p, line);
+		return;
+	}
+	p->cur_node = -1;
+	kw = next_word(&rest);
+	if (!strcmp(kw, "node"))
+		parse_node(p, rest);
+	else if (!strcmp(kw, "link"))
+		parse_link(p, rest);
+	else if (!strcmp(kw, "lan"))
+		parse_lan(p, rest);
+	else if (!strcmp(kw, "test"))
+		parse_test(p, rest);
+	else
+		error_at(p, p->line, "unknown statement '%s' (node, link, lan, test)", kw);
+}
+
+/* Pass two: node references, and each interface on one wire only. */
+static void resolve(struct parser *p)
+{
+	struct topo *t = p->t;
+	int w, m, i, node;
+
+	for (w = 0; w < t->nwires; w++) {
+		struct topo_wire *wr = &t->wires[w];
+
+		for (m = 0; m < wr->nmembers; m++) {
+			struct topo_endpoint *ep = &wr->members[m];
+			struct topo_node *n;
+
+			node = find_node(t, p->ep_node[w][m]);
+			ep->node = node;
+			if (node < 0) {
+				error_at(p, wr->line, "unknown node '%s'", p->ep_node[w][m]);
+				continue;
+			}
+			n = &t->nodes[node];
+			for (i = 0; i < n->nports; i++)
+				if (!strcmp(n->ports[i].ifname, ep->ifname))
+					break;
+			if (i < n->nports) {
+				error_at(p, wr->line, "%s:%s is already used on line %d",
+					 n->name, ep->ifname, t->wires[n->ports[i].wire].line);
+				continue;
+			}
+			if (n->nports == TOPO_MAX_PORTS) {
+				error_at(p, wr->line, "node '%s' has more than %d interfaces",
+					 n->name, TOPO_MAX_PORTS);
+				continue;
+			}
+			snprintf(n->ports[n->nports].ifname, TOPO_NAME_MAX, "%s", ep->ifname);
+			n->ports[n->nports].wire = w;
+			n->ports[n->nports].member = m;
+			n->nports++;
+		}
+	}
+	for (i = 0; i < t->ntests; i++) {
+		t->tests[i].node = find_node(t, p->test_node[i]);
+		if (t->tests[i].node < 0)
+			error_at(p, t->tests[i].line, "unknown node '%s'", p->test_node[i]);
+	}
+}
+
+int topo_parse(struct topo *t, const char *path, const char *default_arch,
+	       FILE *err)
+{
+	struct parser *p;
+	char *line = NULL;
+	size_t cap = 0;
+	int i, errors;
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
+		return 1;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		perror("lab: calloc");
+		exit(2);
+	}
+	p->t = t;
+	p->err = err;
+	p->cur_node = -1;
+	while (getline(&line, &cap, f) >= 0) {
+		p->line++;
+		parse_line(p, line);
+	}
+	free(line);
+	fclose(f);
+
+	resolve(p);
+	if (t->nnodes == 0)
+		error_at(p, p->line ? p->line : 1, "no node defined");
+	for (i = 0; i < t->nnodes; i++)
+		if (!t->nodes[i].arch[0])
+			snprintf(t->nodes[i].arch, sizeof(t->nodes[i].arch), "%s",
+				 default_arch);
+	errors = p->errors;
+	free(p);
+	return errors;
+}
+
+void topo_free(struct topo *t)
+{
+	int i;
+
+	for (i = 0; i < t->nnodes; i++)
+		free(t->nodes[i].setup);
+	for (i = 0; i < t->ntests; i++) {
+		free(t->tests[i].description);
+		free(t->tests[i].command);
+	}
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Topology files: the parsed form of a lab, and the parser that builds it
+ * and validates it before any guest starts.
+ */
+#ifndef LAB_TOPO_H
+#define LAB_TOPO_H
+
+#include <stdio.h>
+
+#define TOPO_MAX_NODES	32
+#define TOPO_MAX_PORTS	8	/* NICs per node */
+#define TOPO_MAX_WIRES	64	/* links + lans */
+#define TOPO_MAX_MEMBERS 16	/* endpoints of one lan */
+#define TOPO_MAX_TESTS	128
+#define TOPO_NAME_MAX	16	/* node and interface names, with the NUL */
+
+struct topo_port {		/* one NIC of a node */
+	char ifname[TOPO_NAME_MAX];
+	int wire;		/* index into topo.wires */
+	int member;		/* position on that wire */
+};
+
+struct topo_node {
+	char name[TOPO_NAME_MAX];
+	char arch[8];		/* "" until defaulted: x86_64 or arm64 */
+	int mem_mib;
+	int cpus;
+	int line;
+	char *setup;		/* the indented lines, joined with '\n' */
+	struct topo_port ports[TOPO_MAX_PORTS];
+	int nports;
+};
+
+struct topo_endpoint {
+	int node;
+	char ifname[TOPO_NAME_MAX];
+};
+
+struct topo_wire {		/* a link (2 members) or a lan (2 or more) */
+	char name[TOPO_NAME_MAX + 8];
+	int is_lan;
+	int mtu;		/* 0: the default */
+	int line;
+	struct topo_endpoint members[TOPO_MAX_MEMBERS];
+	int nmembers;
+};
+
+struct topo_test {
+	char *description;
+	int node;
+	char *command;
+	int timeout_s;
+	int line;
+};
+
+struct topo {
+	const char *path;
+	struct topo_node nodes[TOPO_MAX_NODES];
+	int nnodes;
+	struct topo_wire wires[TOPO_MAX_WIRES];
+	int nwires;
+	struct topo_test tests[TOPO_MAX_TESTS];
+	int ntests;
+};
+
+/*
+ * Parses and validates PATH into *t; nodes without arch= get DEFAULT_ARCH.
+ * Every error is printed to ERR as "PATH:LINE: message" (not only the
+ * first); returns the number of errors.
+ */
+int topo_parse(struct topo *t, const char *path, const char *default_arch,
+	       FILE *err);
+void topo_free(struct topo *t);
+
+#endif
