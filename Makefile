@@ -141,21 +141,21 @@ $(B)/kselftests/%: $(TREE_STAMP) | toolchain
 # The initramfs is two concatenated archives: the Debian userland, rebuilt
 # only when the package list changes, and the lab's own files, small and
 # rebuilt in a second.
-$(B)/base.cpio.gz: initramfs/packages initramfs/build-base.sh | deps
+$(B)/base.cpio: initramfs/packages initramfs/build-base.sh | deps
 	@mkdir -p $(@D)
 	@initramfs/build-base.sh $(ARCH) $@
 
 OVERLAY_FILES := initramfs/init $(wildcard initramfs/run/*) tests/lib/ktap.sh \
 	$(wildcard tests/guest/*)
 
-$(B)/overlay.cpio.gz: $(OVERLAY_FILES) $(KSELFTEST_BINS) initramfs/build-overlay.sh
+$(B)/overlay.cpio: $(OVERLAY_FILES) $(KSELFTEST_BINS) initramfs/build-overlay.sh
 	@initramfs/build-overlay.sh $@ $(OVERLAY_FILES) -- $(KSELFTEST_BINS)
 
-$(B)/initramfs.cpio.gz: $(B)/base.cpio.gz $(B)/overlay.cpio.gz
+$(B)/initramfs.cpio: $(B)/base.cpio $(B)/overlay.cpio
 	@cat $^ >$@
 	@echo "  INITRD  $(@:$(TOP)/%=%): $$(($$(stat -c %s $@) / 1024)) KiB"
 
-initramfs: $(B)/initramfs.cpio.gz
+initramfs: $(B)/initramfs.cpio
 
 # ---------------------------------------------------------------- running
 
@@ -167,7 +167,7 @@ run: l2
 
 l2: kernel initramfs
 	@mkdir -p $(RUNS)
-	@tools/boot-guest.sh -a $(ACCEL) $(ARCH) $(KIMAGE) $(B)/initramfs.cpio.gz l2 $(RUNS)/l2 | \
+	@tools/boot-guest.sh -a $(ACCEL) $(ARCH) $(KIMAGE) $(B)/initramfs.cpio l2 $(RUNS)/l2 | \
 		tee $(RUNS)/l2.ktap
 	@set -- $$(awk -f tools/ktap-count.awk $(RUNS)/l2.ktap); \
 		echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-base.sh ARCH OUT.cpio.gz
+# build-base.sh ARCH OUT.cpio
 #
 # The guest userland that comes from Debian: busybox-static for the small
 # tools, dash as /bin/sh and the programs listed in initramfs/packages, with
@@ -13,7 +13,7 @@ set -euo pipefail
 prog=build-base
 die() { echo "$prog: $*" >&2; exit 1; }
 
-[ $# -eq 2 ] || die "usage: $0 ARCH OUT.cpio.gz"
+[ $# -eq 2 ] || die "usage: $0 ARCH OUT.cpio"
 arch=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -152,9 +152,11 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
 printf 'hosts: files\n' >"$root/etc/nsswitch.conf"
 
-# Reproducible archive: sorted names, one timestamp, root owner.
+# Reproducible archive: sorted names, one timestamp, root owner.  Not
+# compressed: under TCG, unpacking a gzip archive costs the guest more boot
+# time (about 0.2 s of 1.7) than QEMU spends loading the larger file.
 find "$root" -exec touch -h -d @0 {} +
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
-	cpio --quiet -o -H newc -R 0:0 --reproducible) | gzip -9n >"$out.tmp"
+	cpio --quiet -o -H newc -R 0:0 --reproducible) >"$out.tmp"
 mv "$out.tmp" "$out"
-echo "  CPIO    $out: $(du -k "$out" | cut -f1) KiB compressed, $(du -sk "$root" | cut -f1) KiB unpacked"
+echo "  CPIO    $out: $(du -k "$out" | cut -f1) KiB"

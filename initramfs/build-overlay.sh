@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-overlay.sh OUT.cpio.gz FILE... -- KSELFTEST...
+# build-overlay.sh OUT.cpio FILE... -- KSELFTEST...
 #
 # The lab's own part of the guest: /init, the payloads (/lab/run), the test
 # scripts (/lab/tests) and the static test programs (/lab/kselftests).  The
@@ -32,5 +32,5 @@ done
 
 find "$root" -exec touch -h -d @0 {} +
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
-	cpio --quiet -o -H newc -R 0:0 --reproducible) | gzip -9n >"$out.tmp"
+	cpio --quiet -o -H newc -R 0:0 --reproducible) >"$out.tmp"
 mv "$out.tmp" "$out"

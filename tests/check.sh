@@ -66,13 +66,13 @@ l2_suite() {
 	local arch=$1
 	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
 	tools/boot-guest.sh -a "$accel" -t 600 "$arch" "$(image "$arch")" \
-		"build/$arch/initramfs.cpio.gz" l2 "build/$arch/runs/l2"
+		"build/$arch/initramfs.cpio" l2 "build/$arch/runs/l2"
 }
 
 reliability_suite() {
 	local arch=$1
 	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
-	tests/host/reliability.sh "$arch" "$(image "$arch")" "build/$arch/initramfs.cpio.gz"
+	tests/host/reliability.sh "$arch" "$(image "$arch")" "build/$arch/initramfs.cpio"
 }
 
 echo "KTAP version 1"

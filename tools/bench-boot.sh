@@ -21,7 +21,7 @@ for arch in $arches; do
 	x86_64) kernel=build/x86_64/kernel/arch/x86/boot/bzImage ;;
 	arm64) kernel=build/arm64/kernel/arch/arm64/boot/Image ;;
 	esac
-	initrd=build/$arch/initramfs.cpio.gz
+	initrd=build/$arch/initramfs.cpio
 	first=() total=()
 	for i in $(seq "$runs"); do
 		start=$EPOCHREALTIME
