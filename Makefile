@@ -56,7 +56,8 @@ FRAGMENTS := configs/common.config configs/$(ARCH).config \
 PATCHES := patches/series $(wildcard patches/*.patch)
 
 .DELETE_ON_ERROR:
-.PHONY: help deps tree toolchain kernel config initramfs run check unit l2 \
+.PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
+	lab-images check unit l2 \
 	bench-boot bench-build clean distclean FORCE
 
 help:
@@ -64,6 +65,9 @@ help:
 	@echo
 	@echo 'Everyday use:'
 	@echo '  make topo=bridge run       build what is missing, boot the lab, run its tests'
+	@echo '  make topo=bridge shell     boot the lab and keep it up: NODE: COMMAND at the prompt'
+	@echo '  make topo=bridge graph     the topology as DOT (and PNG with graphviz)'
+	@echo '  make topo=bridge lint      validate one topology file; make lint: all of topo/'
 	@echo '  make check                 everything the project promises, both arches (CI)'
 	@echo
 	@echo 'Pieces:'
@@ -82,6 +86,8 @@ help:
 	@echo '  ARCH=x86_64|arm64          guest architecture (default x86_64)'
 	@echo '  DEBUG=1                    add configs/debug.config (lockdep, KASAN, kmemleak)'
 	@echo '  ACCEL=tcg|kvm              QEMU accelerator (default tcg; kvm only on request)'
+	@echo '  topo=NAME|PATH             topo/NAME.topo, or any topology file'
+	@echo '  capture=1                  write a pcap per NIC into the run folder'
 	@echo '  V=1                        show the full kernel build commands'
 
 # ---------------------------------------------------------------- set-up
@@ -145,11 +151,25 @@ $(B)/base.cpio: initramfs/packages initramfs/build-base.sh | deps
 	@mkdir -p $(@D)
 	@initramfs/build-base.sh $(ARCH) $@
 
-OVERLAY_FILES := initramfs/init $(wildcard initramfs/run/*) tests/lib/ktap.sh \
-	$(wildcard tests/guest/*)
+# The guest's C programs: static, one binary per arch.
+AGENT := $(B)/bin/lab-agent
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror
 
-$(B)/overlay.cpio: $(OVERLAY_FILES) $(KSELFTEST_BINS) initramfs/build-overlay.sh
-	@initramfs/build-overlay.sh $@ $(OVERLAY_FILES) -- $(KSELFTEST_BINS)
+$(AGENT): tools/lab/agent.c tools/lab/proto.h | toolchain
+	@mkdir -p $(@D)
+	@echo "  CC      lab-agent ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
+
+# DEST=SRC pairs for the overlay archive.
+OVERLAY := init=initramfs/init \
+	$(foreach f,$(wildcard initramfs/run/*),lab/run/$(notdir $(f))=$(f)) \
+	lab/tests/ktap.sh=tests/lib/ktap.sh \
+	$(foreach f,$(wildcard tests/guest/*),lab/tests/$(notdir $(f))=$(f)) \
+	$(foreach f,$(KSELFTEST_BINS),lab/kselftests/$(notdir $(f))=$(f)) \
+	lab/bin/lab-agent=$(AGENT)
+
+$(B)/overlay.cpio: $(foreach p,$(OVERLAY),$(lastword $(subst =, ,$(p)))) initramfs/build-overlay.sh
+	@initramfs/build-overlay.sh $@ $(OVERLAY)
 
 $(B)/initramfs.cpio: $(B)/base.cpio $(B)/overlay.cpio
 	@cat $^ >$@
@@ -161,9 +181,46 @@ initramfs: $(B)/initramfs.cpio
 
 RUNS := $(B)/runs
 
-# Until the topology launcher lands, every topology boots the one-guest L2
-# suite.
-run: l2
+# The host launcher (tools/lab): parses topologies, boots and wires guests.
+LAB := $(BUILD)/host/lab
+LAB_SRCS := $(wildcard tools/lab/*.c)
+$(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      lab (host)"
+	@gcc -O2 -Wall -Wextra -Werror -o $@ $(filter %.c,$^)
+
+# topo=NAME is topo/NAME.topo; anything with a slash or .topo is a path.
+TOPO_FILE := $(if $(or $(findstring /,$(topo)),$(filter %.topo,$(topo))),$(topo),topo/$(topo).topo)
+SERIES_HASH = $$(cat patches/series $(wildcard patches/*.patch) | sha256sum | cut -c1-16)
+
+# Every arch the topology's nodes use is built before anything boots; the
+# file is validated before anything is built.
+lab-images: $(LAB)
+	@$(LAB) lint -a $(ARCH) $(TOPO_FILE)
+	@for a in $$($(LAB) arches -a $(ARCH) $(TOPO_FILE)); do \
+		$(MAKE) --no-print-directory ARCH=$$a kernel initramfs || exit 2; done
+
+run: lab-images
+	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) run -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
+		$(if $(filter 1,$(capture)),-c) $(TOPO_FILE)
+
+shell: lab-images
+	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) shell -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
+		$(if $(filter 1,$(capture)),-c) $(TOPO_FILE)
+
+# `make lint` checks every shipped topology, `make topo=X lint` just one.
+lint: $(LAB)
+	@$(LAB) lint -a $(ARCH) $(if $(filter command line,$(origin topo)),$(TOPO_FILE),$(wildcard topo/*.topo))
+
+graph: $(LAB)
+	@mkdir -p $(BUILD)/graphs
+	@$(LAB) graph -a $(ARCH) $(TOPO_FILE) >$(BUILD)/graphs/$(notdir $(TOPO_FILE:.topo=)).dot
+	@echo "  DOT     build/graphs/$(notdir $(TOPO_FILE:.topo=)).dot"
+	@if command -v dot >/dev/null; then \
+		dot -Tpng -o $(BUILD)/graphs/$(notdir $(TOPO_FILE:.topo=)).png \
+			$(BUILD)/graphs/$(notdir $(TOPO_FILE:.topo=)).dot && \
+		echo "  PNG     build/graphs/$(notdir $(TOPO_FILE:.topo=)).png"; \
+	else echo "  (apt-get install graphviz for a PNG)"; fi
 
 l2: kernel initramfs
 	@mkdir -p $(RUNS)

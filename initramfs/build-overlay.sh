@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-overlay.sh OUT.cpio FILE... -- KSELFTEST...
+# build-overlay.sh OUT.cpio DEST=SRC...
 #
-# The lab's own part of the guest: /init, the payloads (/lab/run), the test
-# scripts (/lab/tests) and the static test programs (/lab/kselftests).  The
-# kernel unpacks it over the Debian base archive.
+# The lab's own part of the guest (/init, /lab/run payloads, /lab/tests,
+# /lab/bin, /lab/kselftests): each SRC file is copied to DEST inside the
+# archive.  The kernel unpacks it over the Debian base archive.
 set -euo pipefail
 
 prog=build-overlay
@@ -13,21 +13,12 @@ out=$1
 shift
 root=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-overlay.XXXXXX")
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root/lab/run" "$root/lab/tests" "$root/lab/kselftests"
 
-dest=files
-for f in "$@"; do
-	if [ "$f" = -- ]; then
-		dest=kselftests
-		continue
-	fi
-	[ -r "$f" ] || { echo "$prog: $f: not found" >&2; exit 1; }
-	case $dest:$f in
-	files:initramfs/init) cp "$f" "$root/init" ;;
-	files:initramfs/run/*) cp "$f" "$root/lab/run/" ;;
-	files:*) cp "$f" "$root/lab/tests/" ;;
-	kselftests:*) cp "$f" "$root/lab/kselftests/" ;;
-	esac
+for pair in "$@"; do
+	dest=${pair%%=*} src=${pair#*=}
+	[ -r "$src" ] || { echo "$prog: $src: not found" >&2; exit 1; }
+	mkdir -p "$root/$(dirname "$dest")"
+	cp "$src" "$root/$dest"
 done
 
 find "$root" -exec touch -h -d @0 {} +

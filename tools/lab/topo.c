@@ -176,18 +176,17 @@ static void parse_node(struct parser *p, char *rest)
 static void add_setup_line(struct parser *p, const char *line)
 {
 	struct topo_node *n = &p->t->nodes[p->cur_node];
-	size_t old = n->setup ? strlen(n->setup) : 0;
-	char *s;
+	struct topo_setup *s;
 
-	line += strspn(line, " \t");
-	s = realloc(n->setup, old + strlen(line) + 2);
+	s = realloc(n->setup, (n->nsetup + 1) * sizeof(*s));
 	if (!s) {
 		perror("lab: realloc");
 		exit(2);
 	}
-	strcpy(s + old, line);
-	strcat(s + old, "\n");
 	n->setup = s;
+	s[n->nsetup].command = xstrdup(line + strspn(line, " \t"));
+	s[n->nsetup].line = p->line;
+	n->nsetup++;
 }
 
 /* "node:ifname" into wire member M, the node name kept for pass two. */
@@ -489,10 +488,14 @@ int topo_parse(struct topo *t, const char *path, const char *default_arch,
 
 void topo_free(struct topo *t)
 {
-	int i;
+	int i, j;
 
-	for (i = 0; i < t->nnodes; i++)
+
+	for (i = 0; i < t->nnodes; i++) {
+		for (j = 0; j < t->nodes[i].nsetup; j++)
+			free(t->nodes[i].setup[j].command);
 		free(t->nodes[i].setup);
+	}
 	for (i = 0; i < t->ntests; i++) {
 		free(t->tests[i].description);
 		free(t->tests[i].command);

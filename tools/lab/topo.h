@@ -21,13 +21,19 @@ struct topo_port {		/* one NIC of a node */
 	int member;		/* position on that wire */
 };
 
+struct topo_setup {		/* one setup line: its own shell command */
+	char *command;
+	int line;
+};
+
 struct topo_node {
 	char name[TOPO_NAME_MAX];
 	char arch[8];		/* "" until defaulted: x86_64 or arm64 */
 	int mem_mib;
 	int cpus;
 	int line;
-	char *setup;		/* the indented lines, joined with '\n' */
+	struct topo_setup *setup;	/* the indented lines, in order */
+	int nsetup;
 	struct topo_port ports[TOPO_MAX_PORTS];
 	int nports;
 };

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QEMU command lines.  Every wire is a pair (link) or a star (lan) of
+ * "-netdev dgram" unix sockets in the run folder: no root, nothing on the
+ * host network, no start-order race (a frame sent before its peer exists is
+ * dropped, as on a cable being plugged in), no echo to the sender, and no
+ * cross-talk between two labs, whose run folders differ.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qemu.h"
+
+void qemu_mac(int node, int port, char mac[18])
+{
+	/* 52:54:00 is QEMU's prefix; 6c is 'l' for lab. */
+	snprintf(mac, 18, "52:54:00:6c:%02x:%02x", node & 0xff, port & 0xff);
+}
+
+void qemu_wire_path(const struct qemu_opts *o, int wire, int member,
+		    char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/w%d.%d.sock", o->run_dir, wire, member);
+}
+
+void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
+		   char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/w%d.hub%d.sock", o->run_dir, wire, member);
+}
+
+int qemu_images(const struct qemu_opts *o, const char *arch,
+		char *kernel, char *initrd, size_t size)
+{
+	const char *image = strcmp(arch, "arm64") ? "x86/boot/bzImage" :
+						    "arm64/boot/Image";
+
+	snprintf(kernel, size, "%s/%s/kernel/arch/%s", o->build, arch, image);
+	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch);
+	if (access(kernel, R_OK)) {
+		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s kernel)\n",
+			kernel, arch);
+		return -1;
+	}
+	if (access(initrd, R_OK)) {
+		fprintf(stderr, "lab: %s: no initramfs (make ARCH=%s initramfs)\n",
+			initrd, arch);
+		return -1;
+	}
+	return 0;
+}
+
+struct argv_builder {
+	char **v;
+	int n, cap;
+};
+
+static void add(struct argv_builder *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (b->n + 2 > b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 64;
+		b->v = realloc(b->v, b->cap * sizeof(*b->v));
+		if (!b->v) {
+			perror("lab: realloc");
+			exit(2);
+		}
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0) {
+		perror("lab: vasprintf");
+		exit(2);
+	}
+	va_end(ap);
+	b->v[b->n++] = s;
+	b->v[b->n] = NULL;
+}
+
+char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
+{
+	const struct topo_node *node = &t->nodes[n];
+	struct argv_builder b = {};
+	char kernel[4096], initrd[4096], mac[18], local[4096], remote[4096];
+	char cmdline[2048];
+	int arm = !strcmp(node->arch, "arm64");
+	int i, len;
+
+	if (qemu_images(o, node->arch, kernel, initrd, sizeof(kernel)))
+		return NULL;
+
+	len = snprintf(cmdline, sizeof(cmdline),
+		       "console=%s panic=-1 oops=panic quiet%s lab.run=agent lab.node=%s",
+		       arm ? "ttyAMA0" : "ttyS0",
+		       arm ? "" : " no_timer_check i8042.noaux i8042.nokbd",
+		       node->name);
+	for (i = 0; i < node->nports; i++) {
+		qemu_mac(n, i, mac);
+		len += snprintf(cmdline + len, sizeof(cmdline) - len, " lab.if.%s=%s",
+				node->ports[i].ifname, mac);
+	}
+
+	if (arm) {
+		add(&b, "qemu-system-aarch64");
+		add(&b, "-M");
+		add(&b, "virt");
+		add(&b, "-cpu");
+		add(&b, "max,pauth-impdef=on");
+	} else {
+		add(&b, "qemu-system-x86_64");
+		add(&b, "-M");
+		add(&b, "pc");
+		add(&b, "-cpu");
+		add(&b, "max");
+	}
+	add(&b, "-accel");
+	add(&b, "%s", o->accel);
+	add(&b, "-m");
+	add(&b, "%d", node->mem_mib);
+	add(&b, "-smp");
+	add(&b, "%d", node->cpus);
+	add(&b, "-nodefaults");
+	add(&b, "-no-user-config");
+	add(&b, "-display");
+	add(&b, "none");
+	add(&b, "-no-reboot");
+	add(&b, "-kernel");
+	add(&b, "%s", kernel);
+	add(&b, "-initrd");
+	add(&b, "%s", initrd);
+	add(&b, "-append");
+	add(&b, "%s", cmdline);
+	add(&b, "-chardev");
+	add(&b, "file,id=console,path=%s/%s.console.log", o->run_dir, node->name);
+	add(&b, "-serial");
+	add(&b, "chardev:console");
+	add(&b, "-device");
+	add(&b, "virtio-serial-pci");
+	add(&b, "-chardev");
+	add(&b, "socket,id=ctl,path=%s/%s.ctl,server=on,wait=off", o->run_dir, node->name);
+	add(&b, "-device");
+	add(&b, "virtserialport,chardev=ctl,name=lab.ctl");
+
+	for (i = 0; i < node->nports; i++) {
+		const struct topo_port *p = &node->ports[i];
+		const struct topo_wire *w = &t->wires[p->wire];
+
+		qemu_mac(n, i, mac);
+		qemu_wire_path(o, p->wire, p->member, local, sizeof(local));
+		if (w->is_lan)
+			qemu_hub_path(o, p->wire, p->member, remote, sizeof(remote));
+		else
+			qemu_wire_path(o, p->wire, !p->member, remote, sizeof(remote));
+		add(&b, "-netdev");
+		add(&b, "dgram,id=n%d,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
+		    i, local, remote);
+		add(&b, "-device");
+		add(&b, "virtio-net-pci,netdev=n%d,mac=%s", i, mac);
+		if (o->capture) {
+			add(&b, "-object");
+			add(&b, "filter-dump,id=cap%d,netdev=n%d,file=%s/%s-%s.pcap",
+			    i, i, o->run_dir, node->name, p->ifname);
+		}
+	}
+	return b.v;
+}
+
+void qemu_argv_free(char **argv)
+{
+	char **a;
+
+	for (a = argv; a && *a; a++)
+		free(*a);
+	free(argv);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* QEMU command lines for topology nodes. */
+#ifndef LAB_QEMU_H
+#define LAB_QEMU_H
+
+#include "topo.h"
+
+struct qemu_opts {
+	const char *build;	/* build/ folder: build/ARCH/{kernel,initramfs.cpio} */
+	const char *run_dir;	/* sockets, logs and captures go here */
+	const char *accel;	/* tcg or kvm */
+	int capture;		/* write a pcap per NIC */
+};
+
+/* The MAC of NIC PORT of node NODE: a function of the topology alone. */
+void qemu_mac(int node, int port, char mac[18]);
+
+/* Unix socket paths of a wire member: its own end, and the hub's for lans. */
+void qemu_wire_path(const struct qemu_opts *o, int wire, int member,
+		    char *buf, size_t size);
+void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
+		   char *buf, size_t size);
+
+/* Kernel image and initramfs of ARCH; 0, or -1 naming what is missing. */
+int qemu_images(const struct qemu_opts *o, const char *arch,
+		char *kernel, char *initrd, size_t size);
+
+/*
+ * A NULL-terminated argv (malloc'ed strings) that boots node N, or NULL
+ * with the reason on stderr.
+ */
+char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o);
+void qemu_argv_free(char **argv);
+
+#endif
