@@ -57,7 +57,7 @@ PATCHES := patches/series $(wildcard patches/*.patch)
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
-	lab-images check unit l2 \
+	lab-images host-tools check unit l2 \
 	bench-boot bench-build clean distclean FORCE
 
 help:
@@ -189,6 +189,8 @@ $(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
 	@echo "  CC      lab (host)"
 	@gcc -O2 -Wall -Wextra -Werror -o $@ $(filter %.c,$^)
 
+host-tools: $(LAB)
+
 # topo=NAME is topo/NAME.topo; anything with a slash or .topo is a path.
 TOPO_FILE := $(if $(or $(findstring /,$(topo)),$(filter %.topo,$(topo))),$(topo),topo/$(topo).topo)
 SERIES_HASH = $$(cat patches/series $(wildcard patches/*.patch) | sha256sum | cut -c1-16)
@@ -198,7 +200,7 @@ SERIES_HASH = $$(cat patches/series $(wildcard patches/*.patch) | sha256sum | cu
 lab-images: $(LAB)
 	@$(LAB) lint -a $(ARCH) $(TOPO_FILE)
 	@for a in $$($(LAB) arches -a $(ARCH) $(TOPO_FILE)); do \
-		$(MAKE) --no-print-directory ARCH=$$a kernel initramfs || exit 2; done
+		$(MAKE) -s --no-print-directory ARCH=$$a kernel initramfs || exit 2; done
 
 run: lab-images
 	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) run -a $(ARCH) -b $(BUILD) -k $(ACCEL) \

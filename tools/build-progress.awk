@@ -5,7 +5,7 @@
 # 200 compiled files (rewritten in place with TTY=1), and passes everything
 # else (warnings, errors) through untouched.  Usage:
 #   make ... | awk -v label="KERNEL  x86_64" -v tty=0|1 -f build-progress.awk
-/^  [A-Z0-9_]+ +[^ ]/ {
+/^  [A-Z0-9_]+ +[^ ]/ || /^Kernel: .* is ready/ {
 	if ($1 == "CC" || $1 == "AS")
 		n++
 	if (n && n % 200 == 0 && n != last) {

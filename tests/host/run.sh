@@ -154,7 +154,48 @@ test_make_bad_arch_and_compiler() {
 	grep -q "no-such-cross-gcc not found" <<<"$err"
 }
 
-ktap_header 9
+# Every file in tests/topo-errors is rejected with exactly the errors in
+# its .err file (all of them, sorted by line), exit status 2.
+test_topology_golden_errors() {
+	local f got rc bad=0
+	for f in "$top"/tests/topo-errors/*.topo; do
+		rc=0
+		got=$(cd "$top/tests/topo-errors" && "$lab" lint "$(basename "$f")" 2>&1) || rc=$?
+		if [ $rc -ne 2 ]; then
+			echo "$(basename "$f"): exit $rc, expected 2"
+			bad=1
+		fi
+		if [ "$got" != "$(cat "${f%.topo}.err")" ]; then
+			echo "$(basename "$f"): errors differ from $(basename "${f%.topo}.err"):"
+			diff <(echo "$got") "${f%.topo}.err" || true
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ]
+}
+
+# A file that does not exist is named; make stops before building anything.
+test_topology_missing_file() {
+	local err rc=0
+	err=$("$lab" lint /nonexistent/x.topo 2>&1) || rc=$?
+	expect_eq 2 $rc "lab lint exit status"
+	expect_eq "/nonexistent/x.topo: cannot open: No such file or directory" "$err" "message"
+	rc=0
+	err=$(make -s -C "$top" topo=tests/topo-errors/names.topo run 2>&1) || rc=$?
+	expect_eq 2 $rc "make run exit status for a bad file"
+	grep -q "names.topo:3: duplicate node 'a'" <<<"$err"
+	! grep -q "KERNEL\|lab: run folder" <<<"$err" || fail "make built or booted: $err"
+}
+
+# Every shipped topology is valid.
+test_shipped_topologies_lint() {
+	"$lab" lint "$top"/topo/*.topo
+}
+
+make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
+lab=$top/build/host/lab
+
+ktap_header 12
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -164,3 +205,6 @@ ktap_run "ktap-count: truncated runs fail, skips count apart" test_ktap_count
 ktap_run "deps without root lists what to install" test_deps_non_root_message
 ktap_run "boot-guest refuses bad input before QEMU" test_boot_guest_bad_input
 ktap_run "make names a bad ARCH and a missing cross compiler" test_make_bad_arch_and_compiler
+ktap_run "topology errors: FILE:LINE for every error (golden files)" test_topology_golden_errors
+ktap_run "topology file that does not exist: named, nothing built" test_topology_missing_file
+ktap_run "every shipped topology passes lint" test_shipped_topologies_lint

@@ -4,6 +4,7 @@
  * a second pass resolves node references, so statements may come in any
  * order.  Errors never stop the parse: the user gets all of them at once.
  */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -15,9 +16,15 @@
 #define DEFAULT_MEM_MIB		256
 #define DEFAULT_TEST_TIMEOUT_S	60
 
+struct error {
+	int line;
+	int seq;		/* keeps errors of one line in the order found */
+	char *msg;
+};
+
 struct parser {
 	struct topo *t;
-	FILE *err;
+	struct error *errs;
 	int errors;
 	int line;
 	int cur_node;		/* node whose setup lines may follow, or -1 */
@@ -26,16 +33,32 @@ struct parser {
 	char test_node[TOPO_MAX_TESTS][TOPO_NAME_MAX];
 };
 
+/* Errors are collected and printed sorted by line once the file is read. */
 static void error_at(struct parser *p, int line, const char *fmt, ...)
 {
+	struct error *e;
 	va_list ap;
 
-	fprintf(p->err, "%s:%d: ", p->t->path, line);
+	e = realloc(p->errs, (p->errors + 1) * sizeof(*e));
+	if (!e) {
+		perror("lab: realloc");
+		exit(2);
+	}
+	p->errs = e;
+	e += p->errors;
+	e->line = line;
+	e->seq = p->errors++;
 	va_start(ap, fmt);
-	vfprintf(p->err, fmt, ap);
+	if (vasprintf(&e->msg, fmt, ap) < 0)
+		e->msg = NULL;
 	va_end(ap);
-	fputc('\n', p->err);
-	p->errors++;
+}
+
+static int by_line(const void *a, const void *b)
+{
+	const struct error *x = a, *y = b;
+
+	return x->line != y->line ? x->line - y->line : x->seq - y->seq;
 }
 
 static char *xstrdup(const char *s)
@@ -465,7 +488,6 @@ int topo_parse(struct topo *t, const char *path, const char *default_arch,
 		exit(2);
 	}
 	p->t = t;
-	p->err = err;
 	p->cur_node = -1;
 	while (getline(&line, &cap, f) >= 0) {
 		p->line++;
@@ -482,6 +504,13 @@ int topo_parse(struct topo *t, const char *path, const char *default_arch,
 			snprintf(t->nodes[i].arch, sizeof(t->nodes[i].arch), "%s",
 				 default_arch);
 	errors = p->errors;
+	qsort(p->errs, errors, sizeof(*p->errs), by_line);
+	for (i = 0; i < errors; i++) {
+		fprintf(err, "%s:%d: %s\n", path, p->errs[i].line,
+			p->errs[i].msg ? p->errs[i].msg : "(out of memory)");
+		free(p->errs[i].msg);
+	}
+	free(p->errs);
 	free(p);
 	return errors;
 }
