@@ -57,7 +57,7 @@ PATCHES := patches/series $(wildcard patches/*.patch)
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
-	lab-images host-tools check unit l2 \
+	lab-images host-tools fuzz check unit l2 \
 	bench-boot bench-build clean distclean FORCE
 
 help:
@@ -76,6 +76,7 @@ help:
 	@echo '  make kernel                configure and build the kernel for ARCH'
 	@echo '  make initramfs             the guest userland for ARCH'
 	@echo '  make unit                  host-side unit tests only'
+	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
 	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
@@ -238,6 +239,28 @@ unit:
 
 check: deps
 	@ACCEL=$(ACCEL) tests/check.sh
+
+# ---------------------------------------------------------------- fuzzing
+
+# libFuzzer (clang) on the topology parser, under ASan and UBSan, seeded
+# with every topology of the repo.  Crashes land in build/fuzz/.
+FUZZ_SECONDS ?= 600
+FUZZER := $(BUILD)/fuzz/topo_fuzz
+
+$(FUZZER): tests/fuzz/topo_fuzz.c tools/lab/topo.c tools/lab/topo.h
+	@mkdir -p $(@D)
+	@command -v clang >/dev/null || { echo "netns-lab: fuzzing needs clang (apt-get install clang)" >&2; exit 1; }
+	@clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ tests/fuzz/topo_fuzz.c tools/lab/topo.c
+
+fuzz: $(FUZZER)
+	@mkdir -p $(BUILD)/fuzz/corpus
+	@cp topo/*.topo tests/topo-errors/*.topo $(BUILD)/fuzz/corpus/
+	@echo "  FUZZ    topology parser for $(FUZZ_SECONDS)s (log: build/fuzz/fuzz.log)"
+	@$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
+		-artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus >$(BUILD)/fuzz/fuzz.log 2>&1 || \
+		{ tail -n 30 $(BUILD)/fuzz/fuzz.log; exit 1; }
+	@grep -E '^Done|stat::number_of_executed_units' $(BUILD)/fuzz/fuzz.log | tail -n 2
 
 # ---------------------------------------------------------------- benchmarks
 

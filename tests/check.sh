@@ -15,10 +15,23 @@ accel=${ACCEL:-tcg}
 out=build/check
 mkdir -p "$out"
 
+# Shipped topologies that take the lab's default arch run once per arch;
+# those that pin arches node by node (mixed) run once, after all builds.
+per_arch_topos="bridge router lan nicns"
+pinned_topos="mixed"
+
 suites=(host-unit)
 for arch in $arches; do
-	suites+=("l2-$arch" "reliability-$arch")
+	suites+=("l2-$arch" "reliability-$arch" "lab-reliability-$arch")
+	for t in $per_arch_topos; do
+		suites+=("topo-$t-$arch")
+	done
 done
+if [ "$arches" = "x86_64 arm64" ]; then
+	for t in $pinned_topos; do
+		suites+=("topo-$t")
+	done
+fi
 
 passed=0 failed=0 skipped=0 n=0
 declare -A built=()
@@ -69,11 +82,30 @@ l2_suite() {
 		"build/$arch/initramfs.cpio" l2 "build/$arch/runs/l2"
 }
 
+lab_reliability_suite() {
+	local arch=$1
+	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
+	tests/host/lab-reliability.sh "$arch"
+}
+
+# topo_suite FILE ARCH: the launcher's own KTAP, without its closing line
+# (the closing line of check counts everything).
+topo_suite() {
+	local file=$1 arch=$2
+	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
+	LAB_SERIES_HASH=$series build/host/lab run -a "$arch" -b "$top/build" -k "$accel" "$file" |
+		grep -v '^[0-9]* passed, [0-9]* failed'
+}
+
 reliability_suite() {
 	local arch=$1
 	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
 	tests/host/reliability.sh "$arch" "$(image "$arch")" "build/$arch/initramfs.cpio"
 }
+
+series=$(cat patches/series patches/*.patch | sha256sum | cut -c1-16)
+make -s --no-print-directory host-tools >"$out/host-tools.log" 2>&1 ||
+	{ echo "check: building the launcher failed:" >&2; cat "$out/host-tools.log" >&2; exit 1; }
 
 echo "KTAP version 1"
 echo "1..${#suites[@]}"
@@ -87,6 +119,16 @@ for suite in "${suites[@]}"; do
 	reliability-*)
 		build "${suite#reliability-}"
 		run_suite "$suite" reliability_suite "${suite#reliability-}"
+		;;
+	lab-reliability-*)
+		run_suite "$suite" lab_reliability_suite "${suite#lab-reliability-}"
+		;;
+	topo-*-*)
+		t=${suite#topo-}
+		run_suite "$suite" topo_suite "topo/${t%-*}.topo" "${t##*-}"
+		;;
+	topo-*)
+		run_suite "$suite" topo_suite "topo/${suite#topo-}.topo" x86_64
 		;;
 	esac
 done

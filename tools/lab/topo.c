@@ -469,19 +469,30 @@ static void resolve(struct parser *p)
 int topo_parse(struct topo *t, const char *path, const char *default_arch,
 	       FILE *err)
 {
+	FILE *f = fopen(path, "r");
+	int errors;
+
+	if (!f) {
+		memset(t, 0, sizeof(*t));
+		t->path = path;
+		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
+		return 1;
+	}
+	errors = topo_parse_stream(t, f, path, default_arch, err);
+	fclose(f);
+	return errors;
+}
+
+int topo_parse_stream(struct topo *t, FILE *f, const char *path,
+		      const char *default_arch, FILE *err)
+{
 	struct parser *p;
 	char *line = NULL;
 	size_t cap = 0;
 	int i, errors;
-	FILE *f;
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
-	f = fopen(path, "r");
-	if (!f) {
-		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
-		return 1;
-	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		perror("lab: calloc");
@@ -494,7 +505,6 @@ int topo_parse(struct topo *t, const char *path, const char *default_arch,
 		parse_line(p, line);
 	}
 	free(line);
-	fclose(f);
 
 	resolve(p);
 	if (t->nnodes == 0)
@@ -504,7 +514,8 @@ int topo_parse(struct topo *t, const char *path, const char *default_arch,
 			snprintf(t->nodes[i].arch, sizeof(t->nodes[i].arch), "%s",
 				 default_arch);
 	errors = p->errors;
-	qsort(p->errs, errors, sizeof(*p->errs), by_line);
+	if (errors)
+		qsort(p->errs, errors, sizeof(*p->errs), by_line);
 	for (i = 0; i < errors; i++) {
 		fprintf(err, "%s:%d: %s\n", path, p->errs[i].line,
 			p->errs[i].msg ? p->errs[i].msg : "(out of memory)");

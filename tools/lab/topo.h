@@ -77,6 +77,9 @@ struct topo {
  */
 int topo_parse(struct topo *t, const char *path, const char *default_arch,
 	       FILE *err);
+/* The same for an open stream; PATH only names it in messages. */
+int topo_parse_stream(struct topo *t, FILE *f, const char *path,
+		      const char *default_arch, FILE *err);
 void topo_free(struct topo *t);
 
 #endif
