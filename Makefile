@@ -58,7 +58,7 @@ PATCHES := patches/series $(wildcard patches/*.patch)
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
 	lab-images host-tools fuzz check unit l2 \
-	bench-boot bench-build clean distclean FORCE
+	bench-boot bench-build bench-lab clean distclean FORCE
 
 help:
 	@echo 'netns-lab: a lab for Linux network namespaces (QEMU guests, TCG)'
@@ -80,6 +80,7 @@ help:
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
 	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
+	@echo '  make bench-lab             bridge lab timings and memory, 3-vs-1 start-up, lint time'
 	@echo '  make clean                 remove build/$$ARCH (keeps the kernel tree)'
 	@echo '  make distclean             remove build/ entirely'
 	@echo
@@ -269,6 +270,9 @@ bench-boot: deps
 
 bench-build: deps
 	@tools/bench-build.sh
+
+bench-lab: deps
+	@tools/bench-lab.sh
 
 clean:
 	rm -rf $(B)

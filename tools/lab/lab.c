@@ -10,7 +10,8 @@
  *
  * run/shell options: -a ARCH (default arch of the nodes), -b BUILD (the
  * build folder), -r RUNDIR (default BUILD/runs/NAME-TIMESTAMP), -k ACCEL
- * (tcg or kvm), -c (pcap capture per NIC), -t SECONDS (boot timeout).
+ * (tcg or kvm), -c (pcap capture per NIC), -t SECONDS (boot timeout),
+ * -m MIB (memory of every node whose line has no mem=; default 256).
  *
  * Exit: 0 all passed, 1 a test failed, 2 the lab failed (bad file, missing
  * image, boot failure, panic, timeout, signal).
@@ -35,7 +36,8 @@ static void usage(void)
 		"usage: lab lint [-a ARCH] FILE...\n"
 		"       lab arches [-a ARCH] FILE\n"
 		"       lab graph [-a ARCH] FILE\n"
-		"       lab run|shell [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS] FILE\n");
+		"       lab run|shell [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS]\n"
+		"                     [-m MIB] FILE\n");
 	exit(2);
 }
 
@@ -173,13 +175,13 @@ int main(int argc, char **argv)
 	const char *cmd, *arch = "x86_64", *run_dir = NULL;
 	char dir[3072], path[4096];
 	struct topo *t;
-	int opt, rc;
+	int opt, rc, i, mem = 0;
 
 	if (argc < 2)
 		usage();
 	cmd = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:b:r:k:ct:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:r:k:ct:m:")) != -1) {
 		switch (opt) {
 		case 'a': arch = optarg; break;
 		case 'b': o.qemu.build = optarg; break;
@@ -187,6 +189,7 @@ int main(int argc, char **argv)
 		case 'k': o.qemu.accel = optarg; break;
 		case 'c': o.qemu.capture = 1; break;
 		case 't': o.boot_timeout_s = atoi(optarg); break;
+		case 'm': mem = atoi(optarg); break;
 		default: usage();
 		}
 	}
@@ -211,6 +214,13 @@ int main(int argc, char **argv)
 		free(t);
 		return 2;
 	}
+	if (mem < 0 || (mem && (mem < 64 || mem > 4096))) {
+		fprintf(stderr, "lab: -m %d: expected a number of MiB from 64 to 4096\n", mem);
+		return 2;
+	}
+	for (i = 0; mem && i < t->nnodes; i++)
+		if (!t->nodes[i].mem_given)
+			t->nodes[i].mem_mib = mem;
 	rc = 0;
 	if (!strcmp(cmd, "arches")) {
 		arches(t);

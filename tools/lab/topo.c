@@ -188,6 +188,7 @@ static void parse_node(struct parser *p, char *rest)
 				snprintf(n->arch, sizeof(n->arch), "%s", eq);
 		} else if (!strcmp(w, "mem")) {
 			n->mem_mib = number_option(p, w, eq, 64, 4096) ?: n->mem_mib;
+			n->mem_given = 1;
 		} else if (!strcmp(w, "cpus")) {
 			n->cpus = number_option(p, w, eq, 1, 8) ?: n->cpus;
 		} else {
@@ -483,6 +484,44 @@ int topo_parse(struct topo *t, const char *path, const char *default_arch,
 	return errors;
 }
 
+/* A wire's mtu= becomes a setup line of its own, before the node's. */
+static void add_mtu_setup(struct topo *t)
+{
+	struct topo_setup *s;
+	int n, i, k, extra;
+
+	for (n = 0; n < t->nnodes; n++) {
+		struct topo_node *node = &t->nodes[n];
+
+		for (i = 0, extra = 0; i < node->nports; i++)
+			extra += t->wires[node->ports[i].wire].mtu > 0;
+		if (!extra)
+			continue;
+		s = calloc(node->nsetup + extra, sizeof(*s));
+		if (!s) {
+			perror("lab: calloc");
+			exit(2);
+		}
+		for (i = 0, k = 0; i < node->nports; i++) {
+			const struct topo_wire *w = &t->wires[node->ports[i].wire];
+
+			if (w->mtu <= 0)
+				continue;
+			if (asprintf(&s[k].command, "ip link set dev %s mtu %d",
+				     node->ports[i].ifname, w->mtu) < 0) {
+				perror("lab: asprintf");
+				exit(2);
+			}
+			s[k++].line = w->line;
+		}
+		if (node->nsetup)
+			memcpy(s + k, node->setup, node->nsetup * sizeof(*s));
+		free(node->setup);
+		node->setup = s;
+		node->nsetup += extra;
+	}
+}
+
 int topo_parse_stream(struct topo *t, FILE *f, const char *path,
 		      const char *default_arch, FILE *err)
 {
@@ -507,6 +546,8 @@ int topo_parse_stream(struct topo *t, FILE *f, const char *path,
 	free(line);
 
 	resolve(p);
+	if (!p->errors)
+		add_mtu_setup(t);
 	if (t->nnodes == 0)
 		error_at(p, p->line ? p->line : 1, "no node defined");
 	for (i = 0; i < t->nnodes; i++)

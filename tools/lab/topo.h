@@ -30,6 +30,7 @@ struct topo_node {
 	char name[TOPO_NAME_MAX];
 	char arch[8];		/* "" until defaulted: x86_64 or arm64 */
 	int mem_mib;
+	int mem_given;		/* mem= was in the file */
 	int cpus;
 	int line;
 	struct topo_setup *setup;	/* the indented lines, in order */
