@@ -63,7 +63,7 @@ esac
 mkdir -p "$run"
 rm -f "$run"/wire*.sock "$run/console.log"
 macs=(52:54:00:6c:61:01 52:54:00:6c:61:02)
-cmdline="console=$console panic=-1 oops=panic quiet $boot_args lab.run=$payload"
+cmdline="console=$console panic=-1 oops=panic quiet dummy.numdummies=0 $boot_args lab.run=$payload"
 cmdline+=" lab.if.eth1=${macs[0]} lab.if.eth2=${macs[1]}"
 wire() {	# wire ID LOCAL REMOTE
 	echo "dgram,id=$1,local.type=unix,local.path=$run/$2,remote.type=unix,remote.path=$run/$3"

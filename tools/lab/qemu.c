@@ -95,7 +95,7 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 		return NULL;
 
 	len = snprintf(cmdline, sizeof(cmdline),
-		       "console=%s panic=-1 oops=panic quiet%s lab.run=agent lab.node=%s",
+		       "console=%s panic=-1 oops=panic quiet dummy.numdummies=0%s lab.run=agent lab.node=%s",
 		       arm ? "ttyAMA0" : "ttyS0",
 		       arm ? "" : " no_timer_check i8042.noaux i8042.nokbd",
 		       node->name);
