@@ -33,7 +33,7 @@ timed_run() {
 		if [ -z "$first" ] && grep -qE '^(not )?ok ' "$dir.out" 2>/dev/null; then
 			first=$(echo "$EPOCHREALTIME - $start" | bc)
 		fi
-		rss=$(pgrep -f "qemu-system.*$dir/" | xargs -r -I{} awk '/^VmRSS/ { print $2 }' /proc/{}/status 2>/dev/null |
+		rss=$({ pgrep -f "qemu-system.*$dir/" || true; } | xargs -r -I{} awk '/^VmRSS/ { print $2 }' /proc/{}/status 2>/dev/null |
 			awk '{ s += $1 } END { print s + 0 }')
 		[ "$rss" -le "$peak" ] || peak=$rss
 		sleep 0.05
