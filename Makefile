@@ -23,7 +23,8 @@ NPROC := $(shell nproc)
 ifeq ($(ARCH),x86_64)
 KARCH := x86_64
 CROSS_COMPILE :=
-KIMAGE := $(KOBJ)/arch/x86/boot/bzImage
+# vmlinux, not bzImage: QEMU enters it through PVH (configs/x86_64.config).
+KIMAGE := $(KOBJ)/vmlinux
 else ifeq ($(ARCH),arm64)
 KARCH := arm64
 CROSS_COMPILE := aarch64-linux-gnu-

@@ -54,7 +54,7 @@ build() {
 
 image() {
 	case $1 in
-	x86_64) echo "build/x86_64/kernel/arch/x86/boot/bzImage" ;;
+	x86_64) echo "build/x86_64/kernel/vmlinux" ;;
 	arm64) echo "build/arm64/kernel/arch/arm64/boot/Image" ;;
 	esac
 }

@@ -18,7 +18,7 @@ printf '%-8s %10s %14s %14s %10s\n' arch runs first-line/s exit/s initrd/KiB
 for arch in $arches; do
 	make -s --no-print-directory ARCH="$arch" kernel initramfs >/dev/null
 	case $arch in
-	x86_64) kernel=build/x86_64/kernel/arch/x86/boot/bzImage ;;
+	x86_64) kernel=build/x86_64/kernel/vmlinux ;;
 	arm64) kernel=build/arm64/kernel/arch/arm64/boot/Image ;;
 	esac
 	initrd=build/$arch/initramfs.cpio

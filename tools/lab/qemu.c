@@ -36,10 +36,10 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 int qemu_images(const struct qemu_opts *o, const char *arch,
 		char *kernel, char *initrd, size_t size)
 {
-	const char *image = strcmp(arch, "arm64") ? "x86/boot/bzImage" :
-						    "arm64/boot/Image";
+	/* x86_64 boots vmlinux through its PVH entry: no decompression. */
+	const char *image = strcmp(arch, "arm64") ? "vmlinux" : "arch/arm64/boot/Image";
 
-	snprintf(kernel, size, "%s/%s/kernel/arch/%s", o->build, arch, image);
+	snprintf(kernel, size, "%s/%s/kernel/%s", o->build, arch, image);
 	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch);
 	if (access(kernel, R_OK)) {
 		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s kernel)\n",
