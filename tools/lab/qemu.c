@@ -135,8 +135,10 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	add(&b, "%s", initrd);
 	add(&b, "-append");
 	add(&b, "%s", cmdline);
+	/* A socket to attach to (lab shell: console NODE), logged either way. */
 	add(&b, "-chardev");
-	add(&b, "file,id=console,path=%s/%s.console.log", o->run_dir, node->name);
+	add(&b, "socket,id=console,path=%s/%s.console,server=on,wait=off,logfile=%s/%s.console.log",
+	    o->run_dir, node->name, o->run_dir, node->name);
 	add(&b, "-serial");
 	add(&b, "chardev:console");
 	add(&b, "-device");

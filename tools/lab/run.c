@@ -529,13 +529,45 @@ static void shutdown_all(struct lab *l)
 		}
 }
 
+/*
+ * The node's serial console on this terminal, through socat, until the user
+ * detaches with Ctrl-]; lan frames keep flowing meanwhile.
+ */
+static void attach_console(struct lab *l, const char *name)
+{
+	char target[4200];
+	int n, status;
+	pid_t pid;
+
+	for (n = 0; n < l->t->nnodes; n++)
+		if (!strcmp(l->t->nodes[n].name, name))
+			break;
+	if (n == l->t->nnodes) {
+		printf("lab: no node '%s'\n", name);
+		return;
+	}
+	snprintf(target, sizeof(target), "UNIX-CONNECT:%s/%s.console",
+		 l->o->qemu.run_dir, name);
+	printf("# console of %s; Ctrl-] detaches\n", name);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execlp("socat", "socat", "-,raw,echo=0,escape=0x1d", target, (char *)NULL);
+		fprintf(stderr, "lab: socat: %s\n", strerror(errno));
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, &status, WNOHANG) == 0 && !l->failure[0])
+		pump(l, 50);
+	printf("\n");
+}
+
 /* "NODE: COMMAND" lines from stdin until EOF or "quit". */
 static void shell(struct lab *l)
 {
 	char line[4096], *colon;
 	int n, status;
 
-	printf("# lab is up: type 'NODE: COMMAND', 'nodes', or 'quit'\n");
+	printf("# lab is up: type 'NODE: COMMAND', 'console NODE', 'nodes', or 'quit'\n");
 	fflush(stdout);
 	while (!l->failure[0]) {
 		printf("lab> ");
@@ -557,6 +589,10 @@ static void shell(struct lab *l)
 				printf("%s (%s), console log: %s/%s.console.log\n",
 				       l->t->nodes[n].name, l->t->nodes[n].arch,
 				       l->o->qemu.run_dir, l->t->nodes[n].name);
+			continue;
+		}
+		if (!strncmp(line, "console ", 8)) {
+			attach_console(l, line + 8);
 			continue;
 		}
 		colon = strchr(line, ':');
