@@ -255,16 +255,13 @@ static struct topo_wire *new_wire(struct parser *p)
 	return wr;
 }
 
-static void parse_link(struct parser *p, char *rest)
+/* The NODE:IFACE members and mtu= option of wire IDX; returns the count. */
+static int parse_members(struct parser *p, int idx, char *rest, const char *kind)
 {
-	struct topo_wire *wr = new_wire(p);
-	int idx = p->t->nwires, words = 0;
+	struct topo_wire *wr = &p->t->wires[idx];
+	int members = 0;
 	char *w, *eq;
 
-	if (!wr)
-		return;
-	p->t->nwires++;
-	snprintf(wr->name, sizeof(wr->name), "link%d", idx);
 	while ((w = next_word(&rest))) {
 		eq = strchr(w, '=');
 		if (eq && !strchr(w, ':')) {
@@ -272,21 +269,34 @@ static void parse_link(struct parser *p, char *rest)
 			if (!strcmp(w, "mtu"))
 				wr->mtu = number_option(p, w, eq, 68, 65535);
 			else
-				error_at(p, p->line, "unknown link option '%s=' (mtu=)", w);
+				error_at(p, p->line, "unknown %s option '%s=' (mtu=)", kind, w);
 			continue;
 		}
-		words++;
+		members++;
 		parse_endpoint(p, idx, w);
 	}
-	if (words != 2)
-		error_at(p, p->line, "a link joins exactly two NODE:IFACE, found %d", words);
+	return members;
+}
+
+static void parse_link(struct parser *p, char *rest)
+{
+	struct topo_wire *wr = new_wire(p);
+	int idx = p->t->nwires, members;
+
+	if (!wr)
+		return;
+	p->t->nwires++;
+	snprintf(wr->name, sizeof(wr->name), "link%d", idx);
+	members = parse_members(p, idx, rest, "link");
+	if (members != 2)
+		error_at(p, p->line, "a link joins exactly two NODE:IFACE, found %d", members);
 }
 
 static void parse_lan(struct parser *p, char *rest)
 {
 	struct topo_wire *wr;
-	int idx = p->t->nwires, words = 0, i;
-	char *name = next_word(&rest), *w, *eq;
+	int idx = p->t->nwires, members, i;
+	char *name = next_word(&rest);
 
 	if (!name || strchr(name, ':')) {
 		error_at(p, p->line, "lan needs a name before its members");
@@ -304,21 +314,9 @@ static void parse_lan(struct parser *p, char *rest)
 	p->t->nwires++;
 	wr->is_lan = 1;
 	snprintf(wr->name, sizeof(wr->name), "%.15s", name);
-	while ((w = next_word(&rest))) {
-		eq = strchr(w, '=');
-		if (eq && !strchr(w, ':')) {
-			*eq++ = '\0';
-			if (!strcmp(w, "mtu"))
-				wr->mtu = number_option(p, w, eq, 68, 65535);
-			else
-				error_at(p, p->line, "unknown lan option '%s=' (mtu=)", w);
-			continue;
-		}
-		words++;
-		parse_endpoint(p, idx, w);
-	}
-	if (words < 2)
-		error_at(p, p->line, "lan '%s' needs at least two members, found %d", name, words);
+	members = parse_members(p, idx, rest, "lan");
+	if (members < 2)
+		error_at(p, p->line, "lan '%s' needs at least two members, found %d", name, members);
 }
 
 /* test "DESCRIPTION" [timeout=S] NODE: COMMAND */
