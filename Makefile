@@ -16,7 +16,8 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 B := $(BUILD)/$(ARCH)
 KSRC := $(BUILD)/linux
-KOBJ ?= $(B)/kernel
+# A debug kernel (DEBUG=1) keeps its objects apart from the normal one.
+KOBJ ?= $(B)/kernel$(if $(filter 1,$(DEBUG)),-debug)
 TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 NPROC := $(shell nproc)
 

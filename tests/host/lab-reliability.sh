@@ -52,6 +52,32 @@ test_hang() {
 	expect_eq "" "$(qemu_of "$runs/hang")" "QEMU left running"
 }
 
+test_setup_line_fails() {
+	local rc=0
+	lab_run setup setup-fails.topo || rc=$?
+	cat "$runs/setup.out"
+	expect_eq 1 $rc "exit status"
+	grep -q "^not ok 1 setup of a" "$runs/setup.out"
+	grep -q "setup-fails.topo:8: setup line failed with status 1" "$runs/setup.out"
+	grep -q "^ok 2 later setup lines were skipped" "$runs/setup.out"
+}
+
+# With -c every NIC leaves a pcap that holds the wire's frames.
+test_capture() {
+	local rc=0 f magic
+	lab_run capture pair.topo -c || rc=$?
+	cat "$runs/capture.out"
+	expect_eq 0 $rc "exit status"
+	for f in a-eth1 b-eth1; do
+		[ -s "$runs/capture/$f.pcap" ] || fail "no $f.pcap"
+		magic=$(od -An -tx4 -N4 "$runs/capture/$f.pcap" | tr -d ' ')
+		expect_eq a1b2c3d4 "$magic" "pcap magic of $f.pcap"
+		# header (24) + at least the four ICMP echo frames (16 + 98 each)
+		[ "$(stat -c %s "$runs/capture/$f.pcap")" -ge $((24 + 4 * 114)) ] ||
+			fail "$f.pcap holds fewer frames than the pings sent"
+	done
+}
+
 # signal SIG: sent once the slow test runs; every QEMU must be gone
 signal_mid_run() {
 	local sig=$1 pid rc=0 i=0
@@ -91,9 +117,11 @@ test_two_labs() {
 	expect_eq 0 $rc2 "second lab's exit status"
 }
 
-ktap_header 5
+ktap_header 7
 ktap_run "a guest that panics stops the lab, named, exit 2" test_panic
 ktap_run "a hanging test is killed at its timeout, the rest run" test_hang
 ktap_run "SIGINT mid-run: exit 2, no QEMU left" test_sigint
 ktap_run "SIGTERM mid-run: exit 2, no QEMU left" test_sigterm
 ktap_run "two labs at once on one machine both pass" test_two_labs
+ktap_run "a failing setup line is a failed test naming node and line" test_setup_line_fails
+ktap_run "capture: a pcap per NIC with the wire's frames" test_capture
