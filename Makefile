@@ -59,7 +59,7 @@ PATCHES := patches/series $(wildcard patches/*.patch)
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
-	lab-images host-tools fuzz check unit l2 \
+	lab-images host-tools fuzz checkpatch series-check check unit l2 \
 	bench-boot bench-build bench-lab clean distclean FORCE
 
 help:
@@ -78,6 +78,8 @@ help:
 	@echo '  make kernel                configure and build the kernel for ARCH'
 	@echo '  make initramfs             the guest userland for ARCH'
 	@echo '  make unit                  host-side unit tests only'
+	@echo '  make checkpatch            checkpatch --strict on every patch of the series'
+	@echo '  make series-check          build the kernel after every patch, both arches'
 	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
 	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
@@ -104,10 +106,14 @@ deps:
 # The tree script runs every time (a no-op costs a second) but rewrites its
 # state file only when the applied series changed; make re-reads the file's
 # time afterwards, so only then do the things built from the tree go stale.
-TREE_STAMP := $(KSRC)/.git/netns-lab-applied
+# KSRC=DIR TREE= builds another, ready tree as it is (series-check does).
+TREE ?= $(KSRC)/.git/netns-lab-applied
+TREE_STAMP := $(TREE)
 
+ifneq ($(TREE_STAMP),)
 $(TREE_STAMP): FORCE | deps
 	@tools/kernel-tree.sh $(TARBALL) $(KSRC) patches
+endif
 
 tree: $(TREE_STAMP)
 
@@ -133,6 +139,17 @@ kernel: $(KOBJ)/.config | toolchain
 		awk -v label="KERNEL  $(ARCH)" -v tty=$$([ -t 1 ] && echo 1 || echo 0) \
 		-f tools/build-progress.awk
 	@echo "  IMAGE   $(KIMAGE:$(TOP)/%=%)"
+
+# Style of every patch in the series (see tests/host/checkpatch.sh).
+checkpatch: $(TREE_STAMP)
+	@tests/host/checkpatch.sh | tee $(BUILD)/checkpatch.ktap
+	@set -- $$(awk -f tools/ktap-count.awk $(BUILD)/checkpatch.ktap); \
+		echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]
+
+# Every prefix of the series must build on both arches (bisectability).
+# Slow (a kernel build per patch and arch); not part of make check.
+series-check: $(TREE_STAMP)
+	@tools/series-check.sh
 
 # ---------------------------------------------------------------- guests
 

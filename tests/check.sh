@@ -21,7 +21,11 @@ per_arch_topos="bridge router lan nicns"
 pinned_topos="mixed"
 
 suites=(host-unit)
+first=1
 for arch in $arches; do
+	# checkpatch needs the patched tree, which the first build makes.
+	[ -z "$first" ] || suites+=(checkpatch)
+	first=
 	suites+=("l2-$arch" "reliability-$arch" "lab-reliability-$arch")
 	for t in $per_arch_topos; do
 		suites+=("topo-$t-$arch")
@@ -113,6 +117,10 @@ echo "1..${#suites[@]}"
 for suite in "${suites[@]}"; do
 	case $suite in
 	host-unit) run_suite "$suite" tests/host/run.sh ;;
+	checkpatch)
+		build "${arches%% *}"
+		run_suite "$suite" tests/host/checkpatch.sh
+		;;
 	l2-*)
 		build "${suite#l2-}"
 		run_suite "$suite" l2_suite "${suite#l2-}"

@@ -12,6 +12,7 @@ default_packages=(
 	linux-source-6.1 gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-x86 qemu-system-arm busybox-static socat iproute2
 	flex bison bc libelf-dev libssl-dev cpio ccache xz-utils kmod git util-linux procps
+	python3 python3-ply python3-git
 )
 read -r -a packages <<<"${NETNS_LAB_PACKAGES:-${default_packages[*]}}"
 

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# series-check.sh: the kernel must build after every patch of the series,
+# on every arch, so that the series bisects.  Each prefix is applied to a
+# scratch worktree of build/linux and built into build/series-check/ARCH
+# (ccache makes the later prefixes cheap).  Names the first patch that
+# breaks a build.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+arches=${SERIES_ARCHES:-x86_64 arm64}
+tree=$top/build/linux
+work=$top/build/series-check
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)
+
+rm -rf "$work/src"
+git -C "$tree" worktree prune
+git -C "$tree" worktree add -q --detach "$work/src" pristine
+trap 'git -C "$tree" worktree remove --force "$work/src" 2>/dev/null || true' EXIT
+
+for i in "${!patches[@]}"; do
+	p=${patches[$i]}
+	git -C "$work/src" -c user.name=netns-lab -c user.email=netns-lab@localhost \
+		am -q "$top/patches/$p" || { echo "series-check: $p does not apply" >&2; exit 1; }
+	for arch in $arches; do
+		echo "  BUILD   $((i + 1))/${#patches[@]} $p ($arch)"
+		make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= \
+			KOBJ="$work/$arch" kernel >"$work/$arch.log" 2>&1 ||
+			{ tail -n 20 "$work/$arch.log" >&2; echo "series-check: the $arch build breaks at $p" >&2; exit 1; }
+	done
+done
+echo "  OK      ${#patches[@]} patches, each builds on: $arches"
