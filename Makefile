@@ -50,7 +50,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
 KMAKE := $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
-	-j$(NPROC) --no-print-directory $(if $(filter 1,$(V)),V=1) \
+	-j$(NPROC) --no-print-directory $(if $(filter 1,$(V)),V=1,quiet=quiet_) \
 	$(if $(CCACHE),CC="ccache $(CROSS_COMPILE)gcc" HOSTCC="ccache gcc")
 
 FRAGMENTS := configs/common.config configs/$(ARCH).config \
