@@ -47,7 +47,7 @@ x86_64)
 	;;
 arm64)
 	qemu=qemu-system-aarch64
-	# cortex-a57: a quarter less CPU per boot under TCG than max.
+	# cortex-a57: a plain v8.0 core, nothing extra for TCG to emulate.
 	machine=(-M virt -cpu cortex-a57)
 	console=ttyAMA0
 	boot_args=

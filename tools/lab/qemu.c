@@ -110,7 +110,7 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 		add(&b, "-M");
 		add(&b, "virt");
 		add(&b, "-cpu");
-		/* Under TCG, a quarter less CPU per boot than "max". */
+		/* A plain v8.0 core: nothing extra for TCG to emulate. */
 		add(&b, "cortex-a57");
 	} else {
 		add(&b, "qemu-system-x86_64");
