@@ -205,10 +205,17 @@ RUNS := $(B)/runs
 # The host launcher (tools/lab): parses topologies, boots and wires guests.
 LAB := $(BUILD)/host/lab
 LAB_SRCS := $(wildcard tools/lab/*.c)
-$(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
+# The guests' kernel command lines come from configs/*.cmdline, the same
+# files tools/boot-guest.sh reads.
+cmdline = $(shell grep -hv '^\#' configs/common.cmdline configs/$(1).cmdline | xargs)
+
+$(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h) $(wildcard configs/*.cmdline)
 	@mkdir -p $(@D)
 	@echo "  CC      lab (host)"
-	@gcc -O2 -Wall -Wextra -Werror -o $@ $(filter %.c,$^)
+	@gcc -O2 -Wall -Wextra -Werror \
+		-DLAB_CMDLINE_X86_64='"$(call cmdline,x86_64)"' \
+		-DLAB_CMDLINE_ARM64='"$(call cmdline,arm64)"' \
+		-o $@ $(filter %.c,$^)
 
 host-tools: $(LAB)
 

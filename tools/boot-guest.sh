@@ -40,17 +40,11 @@ case $arch in
 x86_64)
 	qemu=qemu-system-x86_64
 	machine=(-M pc -cpu max)
-	console=ttyS0
-	# The IO-APIC timer check and the PS/2 probe cost ~0.2 s each under
-	# TCG and prove nothing the lab needs.
-	boot_args="no_timer_check i8042.noaux i8042.nokbd"
 	;;
 arm64)
 	qemu=qemu-system-aarch64
 	# cortex-a57: a plain v8.0 core, nothing extra for TCG to emulate.
 	machine=(-M virt -cpu cortex-a57)
-	console=ttyAMA0
-	boot_args=
 	;;
 *) die "unknown ARCH '$arch' (x86_64 or arm64)" ;;
 esac
@@ -64,7 +58,8 @@ esac
 mkdir -p "$run"
 rm -f "$run"/wire*.sock "$run/console.log"
 macs=(52:54:00:6c:61:01 52:54:00:6c:61:02)
-cmdline="console=$console panic=-1 oops=panic quiet dummy.numdummies=0 $boot_args lab.run=$payload"
+configs=$(cd "$(dirname "$0")/../configs" && pwd)
+cmdline="$(grep -hv '^#' "$configs/common.cmdline" "$configs/$arch.cmdline" | xargs) lab.run=$payload"
 cmdline+=" lab.if.eth1=${macs[0]} lab.if.eth2=${macs[1]}"
 wire() {	# wire ID LOCAL REMOTE
 	echo "dgram,id=$1,local.type=unix,local.path=$run/$2,remote.type=unix,remote.path=$run/$3"

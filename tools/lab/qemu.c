@@ -94,11 +94,9 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	if (qemu_images(o, node->arch, kernel, initrd, sizeof(kernel)))
 		return NULL;
 
-	len = snprintf(cmdline, sizeof(cmdline),
-		       "console=%s panic=-1 oops=panic quiet dummy.numdummies=0%s lab.run=agent lab.node=%s",
-		       arm ? "ttyAMA0" : "ttyS0",
-		       arm ? "" : " no_timer_check i8042.noaux i8042.nokbd",
-		       node->name);
+	/* configs/{common,ARCH}.cmdline, compiled in by the Makefile. */
+	len = snprintf(cmdline, sizeof(cmdline), "%s lab.run=agent lab.node=%s",
+		       arm ? LAB_CMDLINE_ARM64 : LAB_CMDLINE_X86_64, node->name);
 	for (i = 0; i < node->nports; i++) {
 		qemu_mac(n, i, mac);
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " lab.if.%s=%s",
