@@ -111,7 +111,7 @@ TREE ?= $(KSRC)/.git/netns-lab-applied
 TREE_STAMP := $(TREE)
 
 ifneq ($(TREE_STAMP),)
-$(TREE_STAMP): FORCE | deps
+$(TREE_STAMP): FORCE | deps toolchain
 	@tools/kernel-tree.sh $(TARBALL) $(KSRC) patches
 endif
 
