@@ -25,7 +25,9 @@ ifeq ($(ARCH),x86_64)
 KARCH := x86_64
 CROSS_COMPILE :=
 # vmlinux, not bzImage: QEMU enters it through PVH (configs/x86_64.config).
-KIMAGE := $(KOBJ)/vmlinux
+# A KASAN kernel resets at once when entered that way, so the debug kernel
+# boots the usual bzImage.
+KIMAGE := $(KOBJ)/$(if $(filter 1,$(DEBUG)),arch/x86/boot/bzImage,vmlinux)
 else ifeq ($(ARCH),arm64)
 KARCH := arm64
 CROSS_COMPILE := aarch64-linux-gnu-
@@ -228,14 +230,16 @@ SERIES_HASH = $$(cat patches/series $(wildcard patches/*.patch) | sha256sum | cu
 lab-images: $(LAB)
 	@$(LAB) lint -a $(ARCH) $(TOPO_FILE)
 	@for a in $$($(LAB) arches -a $(ARCH) $(TOPO_FILE)); do \
-		$(MAKE) -s --no-print-directory ARCH=$$a kernel initramfs || exit 2; done
+		$(MAKE) -s --no-print-directory ARCH=$$a DEBUG=$(DEBUG) kernel initramfs || exit 2; done
+
+LAB_DEBUG := $(if $(filter 1,$(DEBUG)),-d)
 
 run: lab-images
-	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) run -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
+	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) run $(LAB_DEBUG) -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
 		$(if $(filter 1,$(capture)),-c) $(TOPO_FILE)
 
 shell: lab-images
-	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) shell -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
+	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) shell $(LAB_DEBUG) -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
 		$(if $(filter 1,$(capture)),-c) $(TOPO_FILE)
 
 # `make lint` checks every shipped topology, `make topo=X lint` just one.

@@ -11,7 +11,8 @@
  * run/shell options: -a ARCH (default arch of the nodes), -b BUILD (the
  * build folder), -r RUNDIR (default BUILD/runs/NAME-TIMESTAMP), -k ACCEL
  * (tcg or kvm), -c (pcap capture per NIC), -t SECONDS (boot timeout),
- * -m MIB (memory of every node whose line has no mem=; default 256).
+ * -m MIB (memory of every node whose line has no mem=; default 256),
+ * -d (boot the debug kernels of make DEBUG=1).
  *
  * Exit: 0 all passed, 1 a test failed, 2 the lab failed (bad file, missing
  * image, boot failure, panic, timeout, signal).
@@ -37,7 +38,7 @@ static void usage(void)
 		"       lab arches [-a ARCH] FILE\n"
 		"       lab graph [-a ARCH] FILE\n"
 		"       lab run|shell [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS]\n"
-		"                     [-m MIB] FILE\n");
+		"                     [-m MIB] [-d] FILE\n");
 	exit(2);
 }
 
@@ -181,7 +182,7 @@ int main(int argc, char **argv)
 		usage();
 	cmd = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:b:r:k:ct:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:r:k:ct:m:d")) != -1) {
 		switch (opt) {
 		case 'a': arch = optarg; break;
 		case 'b': o.qemu.build = optarg; break;
@@ -190,6 +191,7 @@ int main(int argc, char **argv)
 		case 'c': o.qemu.capture = 1; break;
 		case 't': o.boot_timeout_s = atoi(optarg); break;
 		case 'm': mem = atoi(optarg); break;
+		case 'd': o.qemu.debug = 1; break;
 		default: usage();
 		}
 	}

@@ -36,14 +36,19 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 int qemu_images(const struct qemu_opts *o, const char *arch,
 		char *kernel, char *initrd, size_t size)
 {
-	/* x86_64 boots vmlinux through its PVH entry: no decompression. */
-	const char *image = strcmp(arch, "arm64") ? "vmlinux" : "arch/arm64/boot/Image";
+	/*
+	 * x86_64 boots vmlinux through its PVH entry (no decompression), except
+	 * the debug kernel: KASAN does not survive that entry.
+	 */
+	const char *image = !strcmp(arch, "arm64") ? "arch/arm64/boot/Image" :
+			    o->debug ? "arch/x86/boot/bzImage" : "vmlinux";
 
-	snprintf(kernel, size, "%s/%s/kernel/%s", o->build, arch, image);
+	snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch,
+		 o->debug ? "-debug" : "", image);
 	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch);
 	if (access(kernel, R_OK)) {
-		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s kernel)\n",
-			kernel, arch);
+		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s%s kernel)\n",
+			kernel, arch, o->debug ? " DEBUG=1" : "");
 		return -1;
 	}
 	if (access(initrd, R_OK)) {

@@ -10,6 +10,7 @@ struct qemu_opts {
 	const char *run_dir;	/* sockets, logs and captures go here */
 	const char *accel;	/* tcg or kvm */
 	int capture;		/* write a pcap per NIC */
+	int debug;		/* boot the DEBUG=1 kernels (build/ARCH/kernel-debug) */
 };
 
 /* The MAC of NIC PORT of node NODE: a function of the topology alone. */
