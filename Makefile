@@ -59,6 +59,10 @@ FRAGMENTS := configs/common.config configs/$(ARCH).config \
 	$(if $(filter 1,$(DEBUG)),configs/debug.config)
 PATCHES := patches/series $(wildcard patches/*.patch)
 
+# The closing line of a KTAP file, and failure if it counts a failed test.
+ktap_close = set -- $$(awk -f tools/ktap-count.awk $(1)); \
+	echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]
+
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
 	lab-images host-tools fuzz checkpatch series-check check unit l2 \
@@ -145,8 +149,7 @@ kernel: $(KOBJ)/.config | toolchain
 # Style of every patch in the series (see tests/host/checkpatch.sh).
 checkpatch: $(TREE_STAMP)
 	@tests/host/checkpatch.sh | tee $(BUILD)/checkpatch.ktap
-	@set -- $$(awk -f tools/ktap-count.awk $(BUILD)/checkpatch.ktap); \
-		echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]
+	@$(call ktap_close,$(BUILD)/checkpatch.ktap)
 
 # Every prefix of the series must build on both arches (bisectability).
 # Slow (a kernel build per patch and arch); not part of make check.
@@ -223,7 +226,7 @@ host-tools: $(LAB)
 
 # topo=NAME is topo/NAME.topo; anything with a slash or .topo is a path.
 TOPO_FILE := $(if $(or $(findstring /,$(topo)),$(filter %.topo,$(topo))),$(topo),topo/$(topo).topo)
-SERIES_HASH = $$(cat patches/series $(wildcard patches/*.patch) | sha256sum | cut -c1-16)
+SERIES_HASH = $$(cat $(PATCHES) | sha256sum | cut -c1-16)
 
 # Every arch the topology's nodes use is built before anything boots; the
 # file is validated before anything is built.
@@ -262,13 +265,11 @@ l2: kernel initramfs
 	@mkdir -p $(RUNS)
 	@tools/boot-guest.sh -a $(ACCEL) $(ARCH) $(KIMAGE) $(B)/initramfs.cpio l2 $(RUNS)/l2 | \
 		tee $(RUNS)/l2.ktap
-	@set -- $$(awk -f tools/ktap-count.awk $(RUNS)/l2.ktap); \
-		echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]
+	@$(call ktap_close,$(RUNS)/l2.ktap)
 
 unit:
 	@tests/host/run.sh | tee $(BUILD)/unit.ktap
-	@set -- $$(awk -f tools/ktap-count.awk $(BUILD)/unit.ktap); \
-		echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]
+	@$(call ktap_close,$(BUILD)/unit.ktap)
 
 check: deps
 	@ACCEL=$(ACCEL) tests/check.sh
