@@ -55,8 +55,10 @@ KMAKE := $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPIL
 	-j$(NPROC) --no-print-directory $(if $(filter 1,$(V)),V=1,quiet=quiet_) \
 	$(if $(CCACHE),CC="ccache $(CROSS_COMPILE)gcc" HOSTCC="ccache gcc")
 
+# EXTRA_FRAGMENTS come last and win (bench-l3 builds its baseline kernel
+# with configs/no-l3net.config).
 FRAGMENTS := configs/common.config configs/$(ARCH).config \
-	$(if $(filter 1,$(DEBUG)),configs/debug.config)
+	$(if $(filter 1,$(DEBUG)),configs/debug.config) $(EXTRA_FRAGMENTS)
 PATCHES := patches/series $(wildcard patches/*.patch)
 
 # The closing line of a KTAP file, and failure if it counts a failed test.

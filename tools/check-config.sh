@@ -19,22 +19,29 @@ awk '
 		next
 	}
 	{
-		sym = ""; want = ""
+		sym = ""
 		if (match($0, /^CONFIG_[A-Za-z0-9_]+=/)) {
-			sym = substr($0, 1, RLENGTH - 1); want = substr($0, RLENGTH + 1)
+			sym = substr($0, 1, RLENGTH - 1); val = substr($0, RLENGTH + 1)
 		} else if (match($0, /^# CONFIG_[A-Za-z0-9_]+ is not set/)) {
-			sym = $2; want = "n"
+			sym = $2; val = "n"
 		}
 		if (sym == "")
 			next
-		got = (sym in have) ? have[sym] : "n"
-		if (want == "n" && got == "n")
-			next
-		if (got != want) {
-			printf "%s:%d: %s=%s did not stick (the config has %s); a dependency is missing\n", \
-				FILENAME, FNR, sym, want, (got == "n" ? "it unset" : sym "=" got) > "/dev/stderr"
+		# a later fragment overrides an earlier one, as in merge_config.sh
+		if (!(sym in want))
+			order[++n] = sym
+		want[sym] = val; where[sym] = FILENAME ":" FNR
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			sym = order[i]
+			got = (sym in have) ? have[sym] : "n"
+			if (got == want[sym])
+				continue
+			printf "%s: %s=%s did not stick (the config has %s); a dependency is missing\n", \
+				where[sym], sym, want[sym], (got == "n" ? "it unset" : sym "=" got) > "/dev/stderr"
 			bad++
 		}
+		exit bad ? 1 : 0
 	}
-	END { exit bad ? 1 : 0 }
 ' "$dotconfig" "$@"

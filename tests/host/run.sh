@@ -30,6 +30,11 @@ test_config_dropped_symbol() {
 	grep -q "frag:3: CONFIG_VETH=y did not stick" <<<"$err"
 	grep -q "frag:4: CONFIG_NR=4 did not stick (the config has CONFIG_NR=8)" <<<"$err"
 	grep -q "frag:2: CONFIG_FOO=n did not stick" <<<"$err"
+	# a later fragment overrides an earlier one (configs/no-l3net.config)
+	printf '# CONFIG_VETH is not set\n' >"$d/off"
+	printf 'CONFIG_NET=y\nCONFIG_NR=4\n' >"$d/noveth"
+	"$top/tools/check-config.sh" "$d/noveth" "$d/frag" "$d/off"
+	! "$top/tools/check-config.sh" "$d/good" "$d/frag" "$d/off" 2>/dev/null
 }
 
 # A small stand-in for linux-source: one file, two patches against it.
