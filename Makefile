@@ -67,7 +67,7 @@ ktap_close = set -- $$(awk -f tools/ktap-count.awk $(1)); \
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
-	lab-images host-tools fuzz checkpatch series-check check unit l2 \
+	lab-images host-tools fuzz checkpatch series-check check unit l2 l3ns \
 	bench-boot bench-build bench-lab clean distclean FORCE
 
 help:
@@ -90,6 +90,7 @@ help:
 	@echo '  make series-check          build the kernel after every patch, both arches'
 	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
+	@echo '  make l3ns                  the L3 namespace suite (kselftest l3net, l3ns, regressions) in one ARCH guest'
 	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
 	@echo '  make bench-lab             bridge lab timings and memory, 3-vs-1 start-up, lint time'
@@ -162,14 +163,16 @@ series-check: $(TREE_STAMP)
 
 # Kernel selftests that the series adds and the guests run, built static
 # from the patched tree (path below tools/testing/selftests, without .c).
-KSELFTESTS := net/netns_views
+KSELFTESTS := net/netns_views net/l3net \
+	net/reuseport_dualstack net/reuseaddr_conflict net/reuseport_addr_any \
+	net/reuseaddr_ports_exhausted net/sk_bind_sendto_listen net/bind_bhash
 KSELFTEST_BINS := $(addprefix $(B)/kselftests/,$(notdir $(KSELFTESTS)))
 SELFTESTS := $(KSRC)/tools/testing/selftests
 
 $(B)/kselftests/%: $(TREE_STAMP) | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      kselftest $* ($(ARCH))"
-	@$(CROSS_COMPILE)gcc -static -O2 -Wall -I$(SELFTESTS) -o $@ \
+	@$(CROSS_COMPILE)gcc -static -pthread -O2 -Wall -I$(SELFTESTS) -o $@ \
 		$(SELFTESTS)/$(filter %/$*,$(KSELFTESTS)).c
 
 # The initramfs is two concatenated archives: the Debian userland, rebuilt
@@ -188,13 +191,23 @@ $(AGENT): tools/lab/agent.c tools/lab/proto.h | toolchain
 	@echo "  CC      lab-agent ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
 
+# l3ns (tools/l3ns): manages L3 network namespaces inside the guests.
+L3NS := $(B)/bin/l3ns
+L3NS_SRCS := $(wildcard tools/l3ns/*.c)
+
+$(L3NS): $(L3NS_SRCS) $(wildcard tools/l3ns/*.h) | toolchain
+	@mkdir -p $(@D)
+	@echo "  CC      l3ns ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $(L3NS_SRCS)
+
 # DEST=SRC pairs for the overlay archive.
 OVERLAY := init=initramfs/init \
 	$(foreach f,$(wildcard initramfs/run/*),lab/run/$(notdir $(f))=$(f)) \
 	lab/tests/ktap.sh=tests/lib/ktap.sh \
 	$(foreach f,$(wildcard tests/guest/*),lab/tests/$(notdir $(f))=$(f)) \
 	$(foreach f,$(KSELFTEST_BINS),lab/kselftests/$(notdir $(f))=$(f)) \
-	lab/bin/lab-agent=$(AGENT)
+	lab/bin/lab-agent=$(AGENT) \
+	usr/bin/l3ns=$(L3NS)
 
 $(B)/overlay.cpio: $(foreach p,$(OVERLAY),$(lastword $(subst =, ,$(p)))) initramfs/build-overlay.sh
 	@initramfs/build-overlay.sh $@ $(OVERLAY)
@@ -263,11 +276,12 @@ graph: $(LAB)
 		echo "  PNG     build/graphs/$(notdir $(TOPO_FILE:.topo=)).png"; \
 	else echo "  (apt-get install graphviz for a PNG)"; fi
 
-l2: kernel initramfs
+# One-guest suites: tests/guest/l2.sh and tests/guest/l3ns.sh.
+l2 l3ns: kernel initramfs
 	@mkdir -p $(RUNS)
-	@tools/boot-guest.sh -a $(ACCEL) $(ARCH) $(KIMAGE) $(B)/initramfs.cpio l2 $(RUNS)/l2 | \
-		tee $(RUNS)/l2.ktap
-	@$(call ktap_close,$(RUNS)/l2.ktap)
+	@tools/boot-guest.sh -a $(ACCEL) $(ARCH) $(KIMAGE) $(B)/initramfs.cpio $@ $(RUNS)/$@ | \
+		tee $(RUNS)/$@.ktap
+	@$(call ktap_close,$(RUNS)/$@.ktap)
 
 unit:
 	@tests/host/run.sh | tee $(BUILD)/unit.ktap

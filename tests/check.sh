@@ -18,7 +18,7 @@ mkdir -p "$out"
 # Shipped topologies that take the lab's default arch run once per arch;
 # those that pin arches node by node (mixed) run once, after all builds.
 per_arch_topos="bridge router lan nicns"
-pinned_topos="mixed"
+pinned_topos="mixed l3ns"
 
 suites=(host-unit)
 first=1
@@ -26,7 +26,7 @@ for arch in $arches; do
 	# checkpatch needs the patched tree, which the first build makes.
 	[ -z "$first" ] || suites+=(checkpatch)
 	first=
-	suites+=("l2-$arch" "reliability-$arch" "lab-reliability-$arch")
+	suites+=("l2-$arch" "l3ns-$arch" "reliability-$arch" "lab-reliability-$arch")
 	for t in $per_arch_topos; do
 		suites+=("topo-$t-$arch")
 	done
@@ -79,11 +79,12 @@ run_suite() {
 	fi
 }
 
-l2_suite() {
-	local arch=$1
+# guest_suite PAYLOAD ARCH: a one-guest suite (tests/guest/PAYLOAD.sh)
+guest_suite() {
+	local payload=$1 arch=$2
 	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
 	tools/boot-guest.sh -a "$accel" -t 600 "$arch" "$(image "$arch")" \
-		"build/$arch/initramfs.cpio" l2 "build/$arch/runs/l2"
+		"build/$arch/initramfs.cpio" "$payload" "build/$arch/runs/$payload"
 }
 
 lab_reliability_suite() {
@@ -121,9 +122,9 @@ for suite in "${suites[@]}"; do
 		build "${arches%% *}"
 		run_suite "$suite" tests/host/checkpatch.sh
 		;;
-	l2-*)
-		build "${suite#l2-}"
-		run_suite "$suite" l2_suite "${suite#l2-}"
+	l2-* | l3ns-*)
+		build "${suite#*-}"
+		run_suite "$suite" guest_suite "${suite%%-*}" "${suite#*-}"
 		;;
 	reliability-*)
 		build "${suite#reliability-}"

@@ -5,7 +5,8 @@
 # on every arch, so that the series bisects.  Each prefix is applied to a
 # scratch worktree of build/linux and built into build/series-check/ARCH
 # (ccache makes the later prefixes cheap).  Names the first patch that
-# breaks a build.
+# breaks a build.  Then the whole series once more per arch with
+# CONFIG_L3_NET_NS off (configs/no-l3net.config).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,4 +32,12 @@ for i in "${!patches[@]}"; do
 			{ tail -n 20 "$work/$arch.log" >&2; echo "series-check: the $arch build breaks at $p" >&2; exit 1; }
 	done
 done
-echo "  OK      ${#patches[@]} patches, each builds on: $arches"
+# The feature must also build when it is switched off.
+for arch in $arches; do
+	echo "  BUILD   all patches, CONFIG_L3_NET_NS off ($arch)"
+	make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= \
+		KOBJ="$work/$arch-off" EXTRA_FRAGMENTS=configs/no-l3net.config kernel \
+		>"$work/$arch-off.log" 2>&1 ||
+		{ tail -n 20 "$work/$arch-off.log" >&2; echo "series-check: the $arch build breaks with CONFIG_L3_NET_NS off" >&2; exit 1; }
+done
+echo "  OK      ${#patches[@]} patches, each builds on: $arches; also with CONFIG_L3_NET_NS off"

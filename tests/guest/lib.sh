@@ -13,6 +13,7 @@ test_cleanup() {
 	done
 	rm -f /tmp/bg.pids
 	ip -all netns delete 2>/dev/null || true
+	! command -v suite_cleanup >/dev/null || suite_cleanup
 }
 
 # bg CMD...: start CMD in the background; it is killed when the test ends

@@ -1,0 +1,176 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The L3 network namespace suite, in one guest: each test of the series'
+# kselftest (tools/testing/selftests/net/l3net.c) as its own result, the
+# l3ns tool's command line and errors, and the kernel's own bind and
+# reuseport selftests with no L3 namespace created (they must behave as on a
+# kernel without the series).  The multi-guest half is topo/l3ns.topo.
+
+. /lab/tests/lib.sh
+
+KSELFTESTS=/lab/kselftests
+
+# after lib.sh's test_cleanup: pins and test addresses go too
+suite_cleanup() {
+	local name
+	for name in $(ls /run/l3ns 2>/dev/null); do
+		l3ns del "$name" 2>/dev/null || true
+	done
+	ip addr flush dev lo to 10.0.0.0/8 2>/dev/null || true
+}
+
+# kselftest_results LOG: the l3net kselftest's results as this suite's own
+# tests, each failure with the harness output of its test
+kselftest_results() {
+	awk -v n="$ktap_count" '
+	/^#  RUN / { diag = ""; next }
+	/^(not )?ok [0-9]+ l3net\./ {
+		ok = $1 == "ok" ? "ok" : "not ok"
+		sub(/^(not )?ok [0-9]+ l3net\./, "")
+		printf "%s %d kselftest l3net: %s\n%s", ok, ++n, $0, ok == "ok" ? "" : diag
+		next
+	}
+	/^#/ { diag = diag $0 "\n" }' "$1"
+}
+
+# expect_error "MESSAGE" STATUS CMD...: CMD fails with STATUS and prints
+# exactly one line, MESSAGE, on stderr
+expect_error() {
+	local want=$1 status=$2 got rc
+	shift 2
+	rc=0
+	got=$("$@" 2>&1 >/dev/null) || rc=$?
+	expect_eq "$status" "$rc" "exit status of '$*'"
+	expect_eq "$want" "$got" "stderr of '$*'"
+}
+
+# The state an l3ns command may change: pins and owned addresses.
+l3ns_state() {
+	ls /run/l3ns 2>/dev/null
+	l3ns addr show
+	ip -4 -o addr show | awk '{print $2, $4}'
+}
+
+test_cli_roundtrip() {
+	l3ns add web
+	l3ns add db loopback shared raw allow
+	ip addr add 10.7.0.1/24 dev lo
+	l3ns addr add web 10.7.0.2/24 dev lo
+	l3ns addr add db 10.7.0.3/24 dev lo
+	expect_eq "db 10.7.0.3/24
+web 10.7.0.2/24" "$(l3ns list)" "l3ns list"
+	expect_eq "web 10.7.0.2/24 dev lo" "$(l3ns addr show web)" "addr show web"
+	expect_eq "" "$(l3ns identify)" "identify outside"
+	expect_eq "web" "$(l3ns exec web l3ns identify)" "identify inside"
+	expect_eq "web" "$(l3ns exec web sh -c 'l3ns identify $$')" "identify PID"
+	l3ns exec web sh -c 'exit 7' || rc=$?
+	expect_eq 7 "${rc:-0}" "exit status through exec"
+	l3ns addr del web 10.7.0.2/24 dev lo
+	expect_eq "web" "$(l3ns list | grep '^web')" "web after addr del"
+	l3ns del web
+	expect_eq "db 10.7.0.3/24" "$(l3ns list)" "list after del"
+}
+
+test_cli_errors() {
+	l3ns add A
+	ip addr add 10.7.0.1/24 dev lo
+	l3ns addr add A 10.7.0.2/24 dev lo
+	before=$(l3ns_state)
+	expect_error "l3ns: add: missing NAME (try 'l3ns help')" 2 l3ns add
+	expect_error "l3ns: addr: expected NAME ADDR/PLEN dev DEV (try 'l3ns help')" 2 \
+		l3ns addr add A 10.7.0.4/24 lo
+	expect_error "l3ns: A: File exists" 1 l3ns add A
+	expect_error "l3ns: a/b: invalid name (use letters, digits, '-', '_', '.')" 1 l3ns add a/b
+	expect_error "l3ns: 10.7.0.300/24: not an IPv4 address with prefix length (ADDR/PLEN)" 1 \
+		l3ns addr add A 10.7.0.300/24 dev lo
+	expect_error "l3ns: 10.7.0.4: not an IPv4 address with prefix length (ADDR/PLEN)" 1 \
+		l3ns addr add A 10.7.0.4 dev lo
+	expect_error "l3ns: nosuch0: No such device" 1 l3ns addr add A 10.7.0.4/24 dev nosuch0
+	expect_error "l3ns: Z: no such L3 namespace" 1 l3ns addr add Z 10.7.0.4/24 dev lo
+	expect_error "l3ns: Z: no such L3 namespace" 1 l3ns exec Z true
+	expect_error "l3ns: 10.7.0.2/24: File exists" 1 l3ns addr add A 10.7.0.2/24 dev lo
+	expect_error "l3ns: 10.7.0.1/24: not an address of A on lo" 1 l3ns addr del A 10.7.0.1/24 dev lo
+	expect_error "l3ns: B: Operation not permitted" 1 l3ns exec A l3ns add B
+	expect_error "l3ns: 10.7.0.4/24: Operation not permitted" 1 \
+		l3ns exec A l3ns addr add A 10.7.0.4/24 dev lo
+	# a plain network namespace pinned where an L3 namespace would be
+	ip netns add plain
+	touch /run/l3ns/plain
+	mount --bind /run/netns/plain /run/l3ns/plain
+	expect_error "l3ns: plain: not an L3 namespace" 1 l3ns addr add plain 10.7.0.4/24 dev lo
+	umount /run/l3ns/plain && rm /run/l3ns/plain
+	expect_error "l3ns: frobnicate: unknown command (try 'l3ns help')" 2 l3ns frobnicate
+	expect_eq "$before" "$(l3ns_state)" "state after the failed commands"
+	# no CAP_SYS_ADMIN over the network namespace
+	expect_error "l3ns: U: Operation not permitted" 1 unshare -U l3ns add U
+	expect_eq "$before" "$(l3ns_state)" "state after the refused add"
+}
+
+test_tcp_demux_by_owner() {
+	l3ns add A
+	l3ns add B
+	ip addr add 10.7.0.1/24 dev lo
+	l3ns addr add A 10.7.0.2/24 dev lo
+	l3ns addr add B 10.7.0.3/24 dev lo
+	bg socat TCP-LISTEN:8080,fork,reuseaddr SYSTEM:'echo H'
+	bg l3ns exec A socat TCP-LISTEN:8080,fork,reuseaddr SYSTEM:'echo A'
+	bg l3ns exec B socat TCP-LISTEN:8080,fork,reuseaddr SYSTEM:'echo B'
+	i=0
+	while [ "$(ss -H -ltn 'sport = :8080' | wc -l)" -lt 3 ]; do
+		[ $i -lt 50 ] || fail "three listeners on 8080 did not appear"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	for who in H:1 A:2 B:3; do
+		expect_eq "${who%:*}" "$(socat -T 5 - TCP:10.7.0.${who#*:}:8080 </dev/null)" \
+			"answer on 10.7.0.${who#*:}"
+	done
+}
+
+regression() {
+	[ -x "$KSELFTESTS/$1" ] || skip "$1 was not built"
+	[ ! -e /proc/self/ns/l3net ] || fail "running inside an L3 namespace"
+	"$KSELFTESTS/$@"
+}
+
+test_reuseport_dualstack() { regression reuseport_dualstack; }
+test_reuseaddr_conflict() { regression reuseaddr_conflict; }
+test_reuseport_addr_any() { regression reuseport_addr_any; }
+# as its .sh runs it: one local port, autobind reuse, a fresh namespace
+test_reuseaddr_ports_exhausted() {
+	netns exhausted
+	in_ns exhausted sysctl -qw net.ipv4.ip_local_port_range="32768 32768"
+	in_ns exhausted sysctl -qw net.ipv4.ip_autobind_reuse=1
+	in_ns exhausted "$KSELFTESTS/reuseaddr_ports_exhausted"
+}
+test_sk_bind_sendto_listen() { regression sk_bind_sendto_listen; }
+test_bind_bhash() {
+	ip addr add 10.8.8.8/32 dev lo
+	ulimit -n 32768
+	regression bind_bhash 443 ipv4 10.8.8.8
+}
+
+# The kselftest runs first, as a whole, so that the plan can count its tests.
+log=/tmp/l3net.kselftest.log
+results=/tmp/l3net.kselftest.ktap
+if [ ! -x "$KSELFTESTS/l3net" ]; then
+	echo "ok 1 kselftest l3net # SKIP not built" >$results
+else
+	"$KSELFTESTS/l3net" >$log 2>&1 || true
+	kselftest_results $log >$results
+	grep -q . $results || { echo "not ok 1 kselftest l3net: no results"; sed 's/^/# /' $log; } >$results
+fi
+cases=$(grep -cE '^(not )?ok ' $results)
+ktap_header $((cases + 9))
+cat $results
+ktap_count=$cases
+ktap_run "l3ns: add, addr add/del, list, identify, exec, del" test_cli_roundtrip
+ktap_run "l3ns: bad input fails with one line and changes nothing" test_cli_errors
+ktap_run "l3ns: TCP on 0.0.0.0:8080 in H, A and B answers by owner" test_tcp_demux_by_owner
+ktap_run "regression: reuseport_dualstack" test_reuseport_dualstack
+ktap_run "regression: reuseaddr_conflict" test_reuseaddr_conflict
+ktap_run "regression: reuseport_addr_any" test_reuseport_addr_any
+ktap_run "regression: reuseaddr_ports_exhausted" test_reuseaddr_ports_exhausted
+ktap_run "regression: sk_bind_sendto_listen" test_sk_bind_sendto_listen
+ktap_run "regression: bind_bhash" test_bind_bhash

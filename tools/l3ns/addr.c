@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/* l3ns: IPv4 addresses owned by L3 namespaces, over rtnetlink. */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <limits.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "l3ns.h"
+
+struct addr_req {
+	struct nlmsghdr nh;
+	struct ifaddrmsg ifa;
+	char attrs[128];
+};
+
+bool l3ns_parse_prefix(const char *text, struct l3ns_prefix *prefix)
+{
+	char buf[INET_ADDRSTRLEN + 4], *slash, *end;
+	unsigned long plen;
+
+	if (strlen(text) >= sizeof(buf))
+		return false;
+	strcpy(buf, text);
+	slash = strchr(buf, '/');
+	if (!slash || !slash[1])
+		return false;
+	*slash = '\0';
+	errno = 0;
+	plen = strtoul(slash + 1, &end, 10);
+	if (*end || errno || plen > 32 || slash[1] == '-' || slash[1] == '+')
+		return false;
+	if (inet_pton(AF_INET, buf, &prefix->addr) != 1)
+		return false;
+	prefix->plen = plen;
+	return true;
+}
+
+static void add_attr(struct nlmsghdr *nh, unsigned short type,
+		     const void *data, unsigned short len)
+{
+	struct rtattr *rta = (void *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	memcpy(RTA_DATA(rta), data, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(rta->rta_len);
+}
+
+static int rtnl_open(void)
+{
+	return socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+}
+
+/* Send one request and wait for its acknowledgement: 0 or a negative errno. */
+static int rtnl_talk(int sock, struct nlmsghdr *nh)
+{
+	char buf[4096];
+	ssize_t n;
+
+	nh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	if (send(sock, nh, nh->nlmsg_len, 0) < 0)
+		return -errno;
+	n = recv(sock, buf, sizeof(buf), 0);
+	if (n < 0)
+		return -errno;
+	for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+		if (nh->nlmsg_type == NLMSG_ERROR)
+			return ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+	}
+	return -EPROTO;
+}
+
+struct owned_addr {
+	struct in_addr addr;
+	unsigned int plen;
+	int ifindex;
+	ino_t owner;
+};
+
+/* Every IPv4 address that an L3 namespace owns; *count entries, malloc'ed. */
+static int dump_owned(int sock, struct owned_addr **list, size_t *count)
+{
+	struct addr_req req = {
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
+		.nh.nlmsg_type = RTM_GETADDR,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.ifa.ifa_family = AF_INET,
+	};
+	static char buf[32768];
+	size_t cap = 0;
+
+	*list = NULL;
+	*count = 0;
+	if (send(sock, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		struct nlmsghdr *nh;
+		ssize_t n = recv(sock, buf, sizeof(buf), 0);
+
+		if (n < 0)
+			return -errno;
+		for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
+			struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+			struct owned_addr a = { .plen = ifa->ifa_prefixlen,
+						.ifindex = ifa->ifa_index };
+			int len = IFA_PAYLOAD(nh);
+			struct rtattr *rta;
+
+			if (nh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nh->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+			for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+				if (rta->rta_type == IFA_LOCAL)
+					memcpy(&a.addr, RTA_DATA(rta), 4);
+				else if (rta->rta_type == IFA_L3NET_ID)
+					a.owner = *(__u32 *)RTA_DATA(rta);
+			}
+			if (!a.owner)
+				continue;
+			if (*count == cap) {
+				struct owned_addr *grown;
+
+				cap = cap ? 2 * cap : 16;
+				grown = realloc(*list, cap * sizeof(**list));
+				if (!grown)
+					return -ENOMEM;
+				*list = grown;
+			}
+			(*list)[(*count)++] = a;
+		}
+	}
+}
+
+static int addr_change(int type, const char *name,
+		       const struct l3ns_prefix *prefix, const char *dev)
+{
+	struct addr_req req = {
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
+		.nh.nlmsg_type = type,
+		.ifa.ifa_family = AF_INET,
+		.ifa.ifa_prefixlen = prefix->plen,
+	};
+	char what[128];
+	struct owned_addr *owned;
+	size_t count, i;
+	int fd, sock, err;
+	bool found = false;
+	ino_t id;
+
+	snprintf(what, sizeof(what), "%s/%u", inet_ntoa(prefix->addr), prefix->plen);
+	req.ifa.ifa_index = if_nametoindex(dev);
+	if (!req.ifa.ifa_index)
+		return l3ns_error(dev, errno == ENXIO ? ENODEV : errno);
+	err = l3ns_open(name, &fd, &id);
+	if (err)
+		return err;
+	sock = rtnl_open();
+	if (sock < 0) {
+		err = l3ns_error("netlink", errno);
+		goto out_fd;
+	}
+
+	if (type == RTM_DELADDR) {
+		err = dump_owned(sock, &owned, &count);
+		if (err) {
+			free(owned);
+			err = l3ns_error("netlink", -err);
+			goto out_sock;
+		}
+		for (i = 0; i < count; i++)
+			found |= owned[i].addr.s_addr == prefix->addr.s_addr &&
+				 owned[i].plen == prefix->plen &&
+				 owned[i].ifindex == (int)req.ifa.ifa_index &&
+				 owned[i].owner == id;
+		free(owned);
+		if (!found) {
+			char reason[160];
+
+			snprintf(reason, sizeof(reason), "not an address of %s on %s", name, dev);
+			err = l3ns_fail(what, reason);
+			goto out_sock;
+		}
+	} else {
+		__u32 brd = prefix->plen < 31 ?
+			prefix->addr.s_addr | htonl(0xffffffffu >> prefix->plen) : 0;
+
+		req.nh.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+		add_attr(&req.nh, IFA_L3NET_FD, &fd, sizeof(fd));
+		if (brd)
+			add_attr(&req.nh, IFA_BROADCAST, &brd, 4);
+	}
+	add_attr(&req.nh, IFA_LOCAL, &prefix->addr, 4);
+	add_attr(&req.nh, IFA_ADDRESS, &prefix->addr, 4);
+
+	err = rtnl_talk(sock, &req.nh);
+	if (err)
+		err = l3ns_error(what, -err);
+out_sock:
+	close(sock);
+out_fd:
+	close(fd);
+	return err;
+}
+
+int l3ns_addr_add(const char *name, const struct l3ns_prefix *prefix,
+		  const char *dev)
+{
+	return addr_change(RTM_NEWADDR, name, prefix, dev);
+}
+
+int l3ns_addr_del(const char *name, const struct l3ns_prefix *prefix,
+		  const char *dev)
+{
+	return addr_change(RTM_DELADDR, name, prefix, dev);
+}
+
+/* "NAME ADDR/PLEN ..." for every pinned namespace, in name order. */
+static int list_pinned(const struct owned_addr *owned, size_t count)
+{
+	struct dirent **names;
+	int n, i;
+	size_t j;
+
+	n = scandir(L3NS_DIR, &names, NULL, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : l3ns_error(L3NS_DIR, errno);
+	for (i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/%s", L3NS_DIR, names[i]->d_name);
+		if (names[i]->d_name[0] != '.' && !stat(path, &st)) {
+			printf("%s", names[i]->d_name);
+			for (j = 0; j < count; j++)
+				if (owned[j].owner == st.st_ino)
+					printf(" %s/%u", inet_ntoa(owned[j].addr), owned[j].plen);
+			printf("\n");
+		}
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
+static int by_owner(const void *a, const void *b)
+{
+	const struct owned_addr *x = a, *y = b;
+
+	return (x->owner > y->owner) - (x->owner < y->owner);
+}
+
+int l3ns_addr_show(const char *name, bool one_line)
+{
+	struct owned_addr *owned = NULL;
+	size_t count = 0, i;
+	ino_t only = 0;
+	int sock, err, fd;
+
+	if (name) {
+		err = l3ns_open(name, &fd, &only);
+		if (err)
+			return err;
+		close(fd);
+	}
+	sock = rtnl_open();
+	if (sock < 0)
+		return l3ns_error("netlink", errno);
+	err = dump_owned(sock, &owned, &count);
+	close(sock);
+	if (err) {
+		free(owned);
+		return l3ns_error("netlink", -err);
+	}
+	qsort(owned, count, sizeof(*owned), by_owner);
+
+	if (one_line) {
+		/* every pinned namespace, with or without addresses */
+		err = list_pinned(owned, count);
+		free(owned);
+		return err;
+	}
+	for (i = 0; i < count; i++) {
+		char dev[IF_NAMESIZE] = "?", nsname[80];
+
+		if (only && owned[i].owner != only)
+			continue;
+		if_indextoname(owned[i].ifindex, dev);
+		printf("%s %s/%u dev %s\n", l3ns_name_of(owned[i].owner, nsname, sizeof(nsname)),
+		       inet_ntoa(owned[i].addr), owned[i].plen, dev);
+	}
+	free(owned);
+	return 0;
+}
