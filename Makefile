@@ -68,7 +68,7 @@ ktap_close = set -- $$(awk -f tools/ktap-count.awk $(1)); \
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
 	lab-images host-tools fuzz checkpatch series-check check unit l2 l3ns \
-	bench-boot bench-build bench-lab clean distclean FORCE
+	bench-boot bench-build bench-lab bench-l3 clean distclean FORCE
 
 help:
 	@echo 'netns-lab: a lab for Linux network namespaces (QEMU guests, TCG)'
@@ -87,13 +87,14 @@ help:
 	@echo '  make initramfs             the guest userland for ARCH'
 	@echo '  make unit                  host-side unit tests only'
 	@echo '  make checkpatch            checkpatch --strict on every patch of the series'
-	@echo '  make series-check          build the kernel after every patch, both arches'
+	@echo '  make series-check          build the kernel after every patch, both arches, and with L3 off'
 	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
-	@echo '  make l3ns                  the L3 namespace suite (kselftest l3net, l3ns, regressions) in one ARCH guest'
+	@echo '  make l3ns                  the L3 namespace suite in one ARCH guest'
 	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
 	@echo '  make bench-lab             bridge lab timings and memory, 3-vs-1 start-up, lint time'
+	@echo '  make bench-l3              L3 namespace cost: TCP rr/stream, unconfined/L3/veth, +-series'
 	@echo '  make clean                 remove build/$$ARCH (keeps the kernel tree)'
 	@echo '  make distclean             remove build/ entirely'
 	@echo
@@ -173,7 +174,8 @@ $(B)/kselftests/%: $(TREE_STAMP) | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      kselftest $* ($(ARCH))"
 	@$(CROSS_COMPILE)gcc -static -pthread -O2 -Wall -I$(SELFTESTS) -o $@ \
-		$(SELFTESTS)/$(filter %/$*,$(KSELFTESTS)).c
+		$(SELFTESTS)/$(filter %/$*,$(KSELFTESTS)).c 2>&1 | \
+		{ grep -v -e 'in function' -e 'statically linked applications requires' >&2 || true; }
 
 # The initramfs is two concatenated archives: the Debian userland, rebuilt
 # only when the package list changes, and the lab's own files, small and
@@ -200,6 +202,14 @@ $(L3NS): $(L3NS_SRCS) $(wildcard tools/l3ns/*.h) | toolchain
 	@echo "  CC      l3ns ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $(L3NS_SRCS)
 
+# tcpbench (tools/bench): the request/response and stream load of bench-l3.
+TCPBENCH := $(B)/bin/tcpbench
+
+$(TCPBENCH): tools/bench/tcpbench.c | toolchain
+	@mkdir -p $(@D)
+	@echo "  CC      tcpbench ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
+
 # DEST=SRC pairs for the overlay archive.
 OVERLAY := init=initramfs/init \
 	$(foreach f,$(wildcard initramfs/run/*),lab/run/$(notdir $(f))=$(f)) \
@@ -207,7 +217,8 @@ OVERLAY := init=initramfs/init \
 	$(foreach f,$(wildcard tests/guest/*),lab/tests/$(notdir $(f))=$(f)) \
 	$(foreach f,$(KSELFTEST_BINS),lab/kselftests/$(notdir $(f))=$(f)) \
 	lab/bin/lab-agent=$(AGENT) \
-	usr/bin/l3ns=$(L3NS)
+	usr/bin/l3ns=$(L3NS) \
+	usr/bin/tcpbench=$(TCPBENCH)
 
 $(B)/overlay.cpio: $(foreach p,$(OVERLAY),$(lastword $(subst =, ,$(p)))) initramfs/build-overlay.sh
 	@initramfs/build-overlay.sh $@ $(OVERLAY)
@@ -322,6 +333,9 @@ bench-build: deps
 
 bench-lab: deps
 	@tools/bench-lab.sh
+
+bench-l3: deps
+	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/bench-l3.sh
 
 clean:
 	rm -rf $(B)

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-l3.sh: the cost of L3 network namespaces, measured side by side in
+# one run (ARCH, default x86_64).  Inside one guest, TCP request/response
+# rate and stream throughput (tools/bench/tcpbench) from an unconfined
+# client to a server that is
+#   (a) unconfined, (b) inside an L3 namespace, (c) inside a network
+#   namespace behind a veth pair with routing in the parent;
+# and (d) case (a) on a kernel built without the series against the series
+# kernel with no L3 namespace created, BOOTS boots of each, alternating.
+# Medians of all rounds; targets: (b)/(a) >= 0.97, (b) > (c), (d) >= 0.99.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+arch=${ARCH:-x86_64}
+accel=${ACCEL:-tcg}
+boots=${BOOTS:-3}
+tree=$top/build/linux
+work=$top/build/bench-l3
+die() { echo "bench-l3: $*" >&2; exit 1; }
+
+image() {	# image KOBJ
+	case $arch in
+	x86_64) echo "$1/vmlinux" ;;
+	arm64) echo "$1/arch/arm64/boot/Image" ;;
+	esac
+}
+
+echo "  BUILD   series kernel and initramfs ($arch)"
+make -s --no-print-directory ARCH="$arch" kernel initramfs >/dev/null
+first_l3=$(git -C "$tree" log --format=%H -1 --grep='^nsfs, net: add L3 network namespaces$')
+[ -n "$first_l3" ] || die "the L3 series is not applied to $tree"
+
+# The baseline: the same tree and config, without the L3 series.
+echo "  BUILD   baseline kernel: the tree before the L3 series ($arch)"
+# Kept between runs: a fresh checkout would make kbuild rebuild everything.
+if [ "$(git -C "$work/src" rev-parse HEAD 2>/dev/null)" != "$(git -C "$tree" rev-parse "$first_l3^")" ]; then
+	rm -rf "$work/src"
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$work/src" "$first_l3^"
+fi
+make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= KOBJ="$work/$arch" \
+	EXTRA_FRAGMENTS=configs/no-l3net.config kernel >"$work/$arch.log" 2>&1 ||
+	{ tail -n 20 "$work/$arch.log" >&2; die "baseline kernel build failed"; }
+
+series=$(image "build/$arch/kernel")
+base=$(image "$work/$arch")
+initrd=build/$arch/initramfs.cpio
+results=$work/results.$arch
+: >"$results"
+
+# Under TCG, wall-clock rates swing by +-25% from round to round.  With
+# QEMU's instruction counting the guest clock advances 1 ns per guest
+# instruction, so a rate in guest time measures the CPU cost of the code
+# path, and repeats to within a few per mille.  ICOUNT=0: wall clock.
+icount=${ICOUNT:-1}
+qemu_opts=
+[ "$icount" = 0 ] || [ "$accel" != tcg ] || qemu_opts="-icount shift=0,sleep=off"
+
+boot() {	# boot LABEL KERNEL CASES
+	echo "  BOOT    $1 (cases $3)"
+	tools/boot-guest.sh -a "$accel" -t 900 -c "lab.bench=$3" -q "$qemu_opts" "$arch" "$2" "$initrd" \
+		bench-l3 "$work/run-$1" | awk -v label="$1" '$1 == "bench" && $3 != "" { print label, $2, $3, $4 }' >>"$results"
+}
+
+boot series "$series" abc
+for i in $(seq "$boots"); do
+	boot "base-$i" "$base" a
+	boot "unused-$i" "$series" a
+done
+
+median() {	# median LABEL-PATTERN CASE METRIC
+	awk -v l="$1" -v c="$2" -v m="$3" '$1 ~ l && $2 == c && $3 == m { print $4 }' "$results" |
+		sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'
+}
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.3f", y ? x / y : 0 }'; }
+verdict() { awk -v r="$1" -v t="$2" -v op="$3" 'BEGIN {
+	ok = op == ">=" ? r >= t : r > t; print ok ? "met" : "NOT met" }'; }
+
+printf '\nbench-l3: %s, %s%s, 15 rounds of 1 s per case and boot, medians\n' "$arch" "$accel" \
+	"${qemu_opts:+ with $qemu_opts (rates in guest time)}"
+printf '%-48s %12s %14s\n' case "rr (trans/s)" "stream (MiB/s)"
+for c in a b c; do
+	case $c in
+	a) what="(a) server unconfined" ;;
+	b) what="(b) server in an L3 namespace" ;;
+	c) what="(c) server in a netns behind veth (L2 way)" ;;
+	esac
+	printf '%-48s %12s %14s\n' "$what" "$(median '^series$' $c rr)" "$(median '^series$' $c stream)"
+done
+printf '%-48s %12s %14s\n' "(a) on the kernel without the series" "$(median '^base-' a rr)" "$(median '^base-' a stream)"
+printf '%-48s %12s %14s\n' "(a) on the series kernel, no L3 namespace" "$(median '^unused-' a rr)" "$(median '^unused-' a stream)"
+echo
+for m in rr stream; do
+	ba=$(ratio "$(median '^series$' b $m)" "$(median '^series$' a $m)")
+	bc=$(ratio "$(median '^series$' b $m)" "$(median '^series$' c $m)")
+	d=$(ratio "$(median '^unused-' a $m)" "$(median '^base-' a $m)")
+	printf '%-7s (b)/(a) %s (target >= 0.97: %s)  (b)/(c) %s (target > 1: %s)  (d) %s (target >= 0.99: %s)\n' \
+		"$m" "$ba" "$(verdict "$ba" 0.97 '>=')" "$bc" "$(verdict "$bc" 1 '>')" "$d" "$(verdict "$d" 0.99 '>=')"
+done
