@@ -173,7 +173,7 @@ SELFTESTS := $(KSRC)/tools/testing/selftests
 $(B)/kselftests/%: $(TREE_STAMP) | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      kselftest $* ($(ARCH))"
-	@$(CROSS_COMPILE)gcc -static -pthread -O2 -Wall -I$(SELFTESTS) -o $@ \
+	@$(CROSS_COMPILE)gcc -static -s -pthread -O2 -Wall -I$(SELFTESTS) -o $@ \
 		$(SELFTESTS)/$(filter %/$*,$(KSELFTESTS)).c 2>&1 | \
 		{ grep -v -e 'in function' -e 'statically linked applications requires' >&2 || true; }
 
@@ -186,7 +186,7 @@ $(B)/base.cpio: initramfs/packages initramfs/build-base.sh | deps
 
 # The guest's C programs: static, one binary per arch.
 AGENT := $(B)/bin/lab-agent
-GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror
+GUEST_CFLAGS := -static -s -O2 -Wall -Wextra -Werror
 
 $(AGENT): tools/lab/agent.c tools/lab/proto.h | toolchain
 	@mkdir -p $(@D)
@@ -287,11 +287,20 @@ graph: $(LAB)
 		echo "  PNG     build/graphs/$(notdir $(TOPO_FILE:.topo=)).png"; \
 	else echo "  (apt-get install graphviz for a PNG)"; fi
 
-# One-guest suites: tests/guest/l2.sh and tests/guest/l3ns.sh.
+# One-guest suites: tests/guest/l2.sh and tests/guest/l3ns.sh.  A debug
+# kernel (KASAN's shadow, lockdep) needs more memory and time, prints every
+# message, and a report from KASAN, lockdep or a WARN fails the run.
+SUITE_MEM := $(if $(filter 1,$(DEBUG)),1024,256)
+SUITE_TIMEOUT := $(if $(filter 1,$(DEBUG)),1800,600)
+SUITE_CMDLINE := $(if $(filter 1,$(DEBUG)),ignore_loglevel)
+KERNEL_SPLAT := BUG:|WARNING:|KASAN|possible circular|possible recursive|inconsistent lock|suspicious RCU
+
 l2 l3ns: kernel initramfs
 	@mkdir -p $(RUNS)
-	@tools/boot-guest.sh -a $(ACCEL) $(ARCH) $(KIMAGE) $(B)/initramfs.cpio $@ $(RUNS)/$@ | \
-		tee $(RUNS)/$@.ktap
+	@tools/boot-guest.sh -a $(ACCEL) -m $(SUITE_MEM) -t $(SUITE_TIMEOUT) -c "$(SUITE_CMDLINE)" \
+		$(ARCH) $(KIMAGE) $(B)/initramfs.cpio $@ $(RUNS)/$@ | tee $(RUNS)/$@.ktap
+	@! grep -E '$(KERNEL_SPLAT)' $(RUNS)/$@/console.log || \
+		{ echo "$@: the kernel reported a problem (see $(RUNS)/$@/console.log)" >&2; exit 1; }
 	@$(call ktap_close,$(RUNS)/$@.ktap)
 
 unit:

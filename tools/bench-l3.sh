@@ -16,7 +16,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 arch=${ARCH:-x86_64}
 accel=${ACCEL:-tcg}
-boots=${BOOTS:-3}
+boots=${BOOTS:-2}
 tree=$top/build/linux
 work=$top/build/bench-l3
 die() { echo "bench-l3: $*" >&2; exit 1; }
@@ -61,7 +61,7 @@ qemu_opts=
 
 boot() {	# boot LABEL KERNEL CASES
 	echo "  BOOT    $1 (cases $3)"
-	tools/boot-guest.sh -a "$accel" -t 900 -c "lab.bench=$3" -q "$qemu_opts" "$arch" "$2" "$initrd" \
+	tools/boot-guest.sh -a "$accel" -t 3600 -c "lab.bench=$3" -q "$qemu_opts" "$arch" "$2" "$initrd" \
 		bench-l3 "$work/run-$1" | awk -v label="$1" '$1 == "bench" && $3 != "" { print label, $2, $3, $4 }' >>"$results"
 }
 
@@ -79,7 +79,7 @@ ratio() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.3f", y ? x / y : 0 }'; }
 verdict() { awk -v r="$1" -v t="$2" -v op="$3" 'BEGIN {
 	ok = op == ">=" ? r >= t : r > t; print ok ? "met" : "NOT met" }'; }
 
-printf '\nbench-l3: %s, %s%s, 15 rounds of 1 s per case and boot, medians\n' "$arch" "$accel" \
+printf '\nbench-l3: %s, %s%s, 9 rounds of 0.5 s per case and boot, medians\n' "$arch" "$accel" \
 	"${qemu_opts:+ with $qemu_opts (rates in guest time)}"
 printf '%-48s %12s %14s\n' case "rr (trans/s)" "stream (MiB/s)"
 for c in a b c; do

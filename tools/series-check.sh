@@ -25,10 +25,16 @@ for i in "${!patches[@]}"; do
 	p=${patches[$i]}
 	git -C "$work/src" -c user.name=netns-lab -c user.email=netns-lab@localhost \
 		am -q "$top/patches/$p" || { echo "series-check: $p does not apply" >&2; exit 1; }
+	# Before the patch that adds CONFIG_L3_NET_NS, common.config's
+	# CONFIG_L3_NET_NS=y cannot stick.  The config is made afresh for each
+	# prefix, so that a symbol a patch adds gets the fragments' value.
+	extra=
+	grep -q '^config L3_NET_NS$' "$work/src/init/Kconfig" || extra=configs/no-l3net.config
 	for arch in $arches; do
 		echo "  BUILD   $((i + 1))/${#patches[@]} $p ($arch)"
+		rm -f "$work/$arch/.config"
 		make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= \
-			KOBJ="$work/$arch" kernel >"$work/$arch.log" 2>&1 ||
+			KOBJ="$work/$arch" EXTRA_FRAGMENTS="$extra" kernel >"$work/$arch.log" 2>&1 ||
 			{ tail -n 20 "$work/$arch.log" >&2; echo "series-check: the $arch build breaks at $p" >&2; exit 1; }
 	done
 done

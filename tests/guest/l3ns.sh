@@ -123,7 +123,7 @@ test_tcp_demux_by_owner() {
 		i=$((i + 1))
 	done
 	for who in H:1 A:2 B:3; do
-		expect_eq "${who%:*}" "$(socat -T 5 - TCP:10.7.0.${who#*:}:8080 </dev/null)" \
+		expect_eq "${who%:*}" "$(socat -t 5 -T 5 - TCP:10.7.0.${who#*:}:8080 </dev/null)" \
 			"answer on 10.7.0.${who#*:}"
 	done
 }
