@@ -539,10 +539,8 @@ static void attach_console(struct lab *l, const char *name)
 	int n, status;
 	pid_t pid;
 
-	for (n = 0; n < l->t->nnodes; n++)
-		if (!strcmp(l->t->nodes[n].name, name))
-			break;
-	if (n == l->t->nnodes) {
+	n = topo_find_node(l->t, name);
+	if (n < 0) {
 		printf("lab: no node '%s'\n", name);
 		return;
 	}
@@ -602,10 +600,8 @@ static void shell(struct lab *l)
 			continue;
 		}
 		*colon = '\0';
-		for (n = 0; n < l->t->nnodes; n++)
-			if (!strcmp(l->t->nodes[n].name, line))
-				break;
-		if (n == l->t->nnodes) {
+		n = topo_find_node(l->t, line);
+		if (n < 0) {
 			printf("lab: no node '%s'\n", line);
 			continue;
 		}

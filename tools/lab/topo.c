@@ -132,7 +132,7 @@ static int number_option(struct parser *p, const char *key, const char *val,
 	return (int)v;
 }
 
-static int find_node(struct topo *t, const char *name)
+int topo_find_node(const struct topo *t, const char *name)
 {
 	int i;
 
@@ -155,9 +155,9 @@ static void parse_node(struct parser *p, char *rest)
 	}
 	if (!valid_name(w)) {
 		error_at(p, p->line, "bad node name '%s' (a lower-case letter, then letters, digits, '-' or '_'; at most 15)", w);
-	} else if (find_node(t, w) >= 0) {
+	} else if (topo_find_node(t, w) >= 0) {
 		error_at(p, p->line, "duplicate node '%s' (first defined on line %d)",
-			 w, t->nodes[find_node(t, w)].line);
+			 w, t->nodes[topo_find_node(t, w)].line);
 		p->cur_node = -1;
 		return;
 	}
@@ -432,7 +432,7 @@ static void resolve(struct parser *p)
 			struct topo_endpoint *ep = &wr->members[m];
 			struct topo_node *n;
 
-			node = find_node(t, p->ep_node[w][m]);
+			node = topo_find_node(t, p->ep_node[w][m]);
 			ep->node = node;
 			if (node < 0) {
 				error_at(p, wr->line, "unknown node '%s'", p->ep_node[w][m]);
@@ -459,7 +459,7 @@ static void resolve(struct parser *p)
 		}
 	}
 	for (i = 0; i < t->ntests; i++) {
-		t->tests[i].node = find_node(t, p->test_node[i]);
+		t->tests[i].node = topo_find_node(t, p->test_node[i]);
 		if (t->tests[i].node < 0)
 			error_at(p, t->tests[i].line, "unknown node '%s'", p->test_node[i]);
 	}

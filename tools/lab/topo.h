@@ -82,5 +82,7 @@ int topo_parse(struct topo *t, const char *path, const char *default_arch,
 int topo_parse_stream(struct topo *t, FILE *f, const char *path,
 		      const char *default_arch, FILE *err);
 void topo_free(struct topo *t);
+/* Index of the node called NAME, or -1. */
+int topo_find_node(const struct topo *t, const char *name);
 
 #endif
