@@ -16,6 +16,9 @@ suite_cleanup() {
 	local name
 	for name in $(ls /run/l3ns 2>/dev/null); do
 		l3ns del "$name" 2>/dev/null || true
+		# what a test stacked on a pin outlives l3ns del
+		while umount "/run/l3ns/$name" 2>/dev/null; do :; done
+		rm -f "/run/l3ns/$name"
 	done
 	ip addr flush dev lo to 10.0.0.0/8 2>/dev/null || true
 }
@@ -107,6 +110,75 @@ test_cli_errors() {
 	expect_eq "$before" "$(l3ns_state)" "state after the refused add"
 }
 
+# CMD runs in a mount namespace of its own, where /run/l3ns is read-only and
+# from which no mount propagates back to the caller's pins
+test_exec_mount_ns() {
+	l3ns add A
+	l3ns add B
+	outside=$(stat -L -c %i /proc/self/ns/mnt)
+	inside=$(l3ns exec A stat -L -c %i /proc/self/ns/mnt)
+	[ -n "$inside" ] && [ "$inside" != "$outside" ] ||
+		fail "mount namespace inside exec: '$inside', outside: '$outside'"
+	rc=0
+	err=$(l3ns exec A touch /run/l3ns/x 2>&1) || rc=$?
+	expect_eq 1 "$rc" "exit status of touch /run/l3ns/x inside"
+	case $err in
+	*"Read-only file system"*) ;;
+	*) fail "touch /run/l3ns/x inside: expected EROFS, got '$err'" ;;
+	esac
+	[ ! -e /run/l3ns/x ] || fail "/run/l3ns/x was created"
+	expect_eq "A" "$(l3ns exec A l3ns identify)" "the pins inside"
+	# root inside may stack a mount on a pin, in its own namespace only
+	l3ns exec A mount --bind /run/l3ns/B /run/l3ns/A || true
+	expect_eq 1 "$(grep -c ' /run/l3ns/A ' /proc/self/mountinfo)" "mounts at /run/l3ns/A outside"
+}
+
+# A command run in A holds copies of every pin in its mount namespace; they
+# must not keep B alive once B is deleted
+test_exec_pin_lifetime() {
+	l3ns add A
+	l3ns add B
+	ip addr add 10.7.0.1/24 dev lo
+	l3ns addr add B 10.7.0.3/24 dev lo
+	bg l3ns exec A sleep 60
+	pid=$(tail -n 1 /tmp/bg.pids)
+	i=0
+	while [ "$(l3ns identify "$pid" 2>/dev/null)" != A ]; do
+		[ $i -lt 50 ] || fail "l3ns exec A sleep 60 did not enter A"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	l3ns del B
+	i=0
+	while l3ns addr show | grep -q ' 10\.7\.0\.3/'; do
+		[ $i -lt 50 ] || fail "10.7.0.3 still owned 5 s after l3ns del B: $(l3ns addr show)"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	expect_eq "lo 10.7.0.3/24" "$(ip -4 -o addr show to 10.7.0.3 | awk '{print $2, $4}')" \
+		"10.7.0.3 after B is gone"
+}
+
+# addr add/del refuse a pin with another namespace stacked on it, and change
+# nothing; here the parent stacks it, as a root in its mount namespace could
+test_tampered_pin() {
+	l3ns add a
+	l3ns add b
+	ip addr add 10.7.0.1/24 dev lo
+	l3ns addr add a 10.7.0.2/24 dev lo
+	mount --bind /run/l3ns/b /run/l3ns/a
+	before=$(l3ns_state)
+	expect_error "l3ns: a: pin was tampered with (2 mounts at /run/l3ns/a)" 1 \
+		l3ns addr add a 10.7.0.4/24 dev lo
+	expect_error "l3ns: a: pin was tampered with (2 mounts at /run/l3ns/a)" 1 \
+		l3ns addr del a 10.7.0.2/24 dev lo
+	expect_eq "$before" "$(l3ns_state)" "state after the refused commands"
+	umount /run/l3ns/a
+	l3ns addr add a 10.7.0.4/24 dev lo
+	expect_eq "a 10.7.0.2/24 dev lo
+a 10.7.0.4/24 dev lo" "$(l3ns addr show a | sort)" "addresses of a, unstacked"
+}
+
 test_tcp_demux_by_owner() {
 	l3ns add A
 	l3ns add B
@@ -162,11 +234,14 @@ else
 	grep -q . $results || { echo "not ok 1 kselftest l3net: no results"; sed 's/^/# /' $log; } >$results
 fi
 cases=$(grep -cE '^(not )?ok ' $results)
-ktap_header $((cases + 9))
+ktap_header $((cases + 12))
 cat $results
 ktap_count=$cases
 ktap_run "l3ns: add, addr add/del, list, identify, exec, del" test_cli_roundtrip
 ktap_run "l3ns: bad input fails with one line and changes nothing" test_cli_errors
+ktap_run "l3ns: exec gives CMD its own mount namespace, /run/l3ns read-only" test_exec_mount_ns
+ktap_run "l3ns: a command run in A does not keep a deleted B alive" test_exec_pin_lifetime
+ktap_run "l3ns: addr add/del refuse a pin with a mount stacked on it" test_tampered_pin
 ktap_run "l3ns: TCP on 0.0.0.0:8080 in H, A and B answers by owner" test_tcp_demux_by_owner
 ktap_run "regression: reuseport_dualstack" test_reuseport_dualstack
 ktap_run "regression: reuseaddr_conflict" test_reuseaddr_conflict

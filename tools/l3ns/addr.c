@@ -141,48 +141,106 @@ static int dump_owned(int sock, struct owned_addr **list, size_t *count)
 	}
 }
 
+/* The request for @prefix on @ifindex; flags and owner are the caller's. */
+static void addr_request(struct addr_req *req, int type,
+			 const struct l3ns_prefix *prefix, int ifindex)
+{
+	memset(req, 0, sizeof(*req));
+	req->nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
+	req->nh.nlmsg_type = type;
+	req->ifa.ifa_family = AF_INET;
+	req->ifa.ifa_prefixlen = prefix->plen;
+	req->ifa.ifa_index = ifindex;
+	add_attr(&req->nh, IFA_LOCAL, &prefix->addr, 4);
+	add_attr(&req->nh, IFA_ADDRESS, &prefix->addr, 4);
+}
+
+/* Does the kernel list @prefix on @ifindex as owned by @id?  0 or -errno. */
+static int owned_by(int sock, const struct l3ns_prefix *prefix, int ifindex,
+		    ino_t id, bool *found)
+{
+	struct owned_addr *owned;
+	size_t count, i;
+	int err = dump_owned(sock, &owned, &count);
+
+	*found = false;
+	for (i = 0; !err && i < count; i++)
+		*found |= owned[i].addr.s_addr == prefix->addr.s_addr &&
+			  owned[i].plen == prefix->plen &&
+			  owned[i].ifindex == ifindex &&
+			  owned[i].owner == id;
+	free(owned);
+	return err;
+}
+
+/*
+ * A kernel without L3 namespaces does not know IFA_L3NET_FD.  It parses
+ * RTM_NEWADDR liberally, skips the attribute, gives the address to the
+ * parent and acknowledges all the same: only a dump tells who got it.
+ */
+static int check_owner(int sock, const char *name, const char *what,
+		       const struct l3ns_prefix *prefix, int ifindex, ino_t id)
+{
+	char reason[256];
+	struct addr_req req;
+	bool found;
+	int err, undo;
+	size_t len;
+
+	err = owned_by(sock, prefix, ifindex, id, &found);
+	if (!err && found)
+		return 0;
+
+	/* A failed command changes nothing: the address goes again. */
+	addr_request(&req, RTM_DELADDR, prefix, ifindex);
+	undo = rtnl_talk(sock, &req.nh);
+
+	if (err)
+		snprintf(reason, sizeof(reason), "cannot tell its owner (%s)", strerror(-err));
+	else
+		snprintf(reason, sizeof(reason),
+			 "kernel did not assign the address to %s (no L3 namespace support?)",
+			 name);
+	len = strlen(reason);
+	if (undo)
+		snprintf(reason + len, sizeof(reason) - len, ", and removing it failed (%s)",
+			 strerror(-undo));
+	return l3ns_fail(what, reason);
+}
+
 static int addr_change(int type, const char *name,
 		       const struct l3ns_prefix *prefix, const char *dev)
 {
-	struct addr_req req = {
-		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
-		.nh.nlmsg_type = type,
-		.ifa.ifa_family = AF_INET,
-		.ifa.ifa_prefixlen = prefix->plen,
-	};
+	struct addr_req req;
 	char what[128];
-	struct owned_addr *owned;
-	size_t count, i;
-	int fd, sock, err;
-	bool found = false;
+	int fd, sock, err, ifindex;
+	bool found;
 	ino_t id;
 
 	snprintf(what, sizeof(what), "%s/%u", inet_ntoa(prefix->addr), prefix->plen);
-	req.ifa.ifa_index = if_nametoindex(dev);
-	if (!req.ifa.ifa_index)
+	ifindex = if_nametoindex(dev);
+	if (!ifindex)
 		return l3ns_error(dev, errno == ENXIO ? ENODEV : errno);
 	err = l3ns_open(name, &fd, &id);
 	if (err)
 		return err;
+	/* before anything changes: NAME must still be the namespace l3ns pinned */
+	err = l3ns_pin_check(name, fd, id);
+	if (err)
+		goto out_fd;
 	sock = rtnl_open();
 	if (sock < 0) {
 		err = l3ns_error("netlink", errno);
 		goto out_fd;
 	}
 
+	addr_request(&req, type, prefix, ifindex);
 	if (type == RTM_DELADDR) {
-		err = dump_owned(sock, &owned, &count);
+		err = owned_by(sock, prefix, ifindex, id, &found);
 		if (err) {
-			free(owned);
 			err = l3ns_error("netlink", -err);
 			goto out_sock;
 		}
-		for (i = 0; i < count; i++)
-			found |= owned[i].addr.s_addr == prefix->addr.s_addr &&
-				 owned[i].plen == prefix->plen &&
-				 owned[i].ifindex == (int)req.ifa.ifa_index &&
-				 owned[i].owner == id;
-		free(owned);
 		if (!found) {
 			char reason[160];
 
@@ -199,12 +257,12 @@ static int addr_change(int type, const char *name,
 		if (brd)
 			add_attr(&req.nh, IFA_BROADCAST, &brd, 4);
 	}
-	add_attr(&req.nh, IFA_LOCAL, &prefix->addr, 4);
-	add_attr(&req.nh, IFA_ADDRESS, &prefix->addr, 4);
 
 	err = rtnl_talk(sock, &req.nh);
 	if (err)
 		err = l3ns_error(what, -err);
+	else if (type == RTM_NEWADDR)
+		err = check_owner(sock, name, what, prefix, ifindex, id);
 out_sock:
 	close(sock);
 out_fd:

@@ -38,6 +38,15 @@ int l3ns_delete(const char *name);
 int l3ns_open(const char *name, int *fd, ino_t *id);
 const char *l3ns_name_of(ino_t id, char *buf, size_t len);
 int l3ns_identify(const char *pid);
+
+/* pincheck.c: is NAME's pin (fd, id: from l3ns_open) the one l3ns made? */
+int l3ns_pin_check(const char *name, int fd, ino_t id);
+
+/* rundir.c: L3NS_DIR as a mount (shared here, read-only slave in exec) */
+int l3ns_dir_share(void);
+int l3ns_dir_confine(void);
+
+/* exec.c: CMD in NAME, in a mount namespace of its own */
 int l3ns_exec(const char *name, char **argv);
 
 /* addr.c: addresses and their owners, over rtnetlink */

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* l3ns: creating, pinning, entering and naming L3 namespaces. */
+/* l3ns: creating, pinning, opening and naming L3 namespaces. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -64,6 +63,9 @@ int l3ns_create(const char *name, unsigned int flags)
 		err = l3ns_error(L3NS_DIR, errno);
 		goto out_close;
 	}
+	err = l3ns_dir_share();
+	if (err)
+		goto out_close;
 	pin_path(name, path, sizeof(path));
 	pin = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
 	if (pin < 0) {
@@ -171,21 +173,4 @@ int l3ns_identify(const char *pid)
 	}
 	printf("%s\n", l3ns_name_of(st.st_ino, name, sizeof(name)));
 	return 0;
-}
-
-int l3ns_exec(const char *name, char **argv)
-{
-	int fd, err;
-
-	err = l3ns_open(name, &fd, NULL);
-	if (err)
-		return err;
-	if (setns(fd, 0)) {
-		err = errno;
-		close(fd);
-		return l3ns_error(name, err);
-	}
-	close(fd);
-	execvp(argv[0], argv);
-	return l3ns_error(argv[0], errno);
 }
