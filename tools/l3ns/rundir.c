@@ -9,9 +9,11 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "l3ns.h"
 
@@ -51,15 +53,25 @@ static bool is_empty_dir(const char *path)
  */
 int l3ns_dir_share(void)
 {
-	if (!is_mount_root(L3NS_DIR)) {
-		if (!is_empty_dir(L3NS_DIR))
-			return 0;
-		if (mount(L3NS_DIR, L3NS_DIR, NULL, MS_BIND, NULL))
-			return l3ns_error(L3NS_DIR, errno);
-	}
-	if (mount(NULL, L3NS_DIR, NULL, MS_SHARED, NULL))
-		return l3ns_error(L3NS_DIR, errno);
-	return 0;
+	int dir, err = 0;
+
+	/*
+	 * Two first-time `l3ns add` at once would each bind the directory
+	 * onto itself, and the upper mount would hide the pins made in the
+	 * lower one: the check and the bind happen under a lock on it.
+	 */
+	dir = open(L3NS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || flock(dir, LOCK_EX))
+		err = l3ns_error(L3NS_DIR, errno);
+	else if (!is_mount_root(L3NS_DIR) && is_empty_dir(L3NS_DIR) &&
+		 mount(L3NS_DIR, L3NS_DIR, NULL, MS_BIND, NULL))
+		err = l3ns_error(L3NS_DIR, errno);
+	else if (is_mount_root(L3NS_DIR) &&
+		 mount(NULL, L3NS_DIR, NULL, MS_SHARED, NULL))
+		err = l3ns_error(L3NS_DIR, errno);
+	if (dir >= 0)
+		close(dir);
+	return err;
 }
 
 /*
