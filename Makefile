@@ -68,7 +68,7 @@ ktap_close = set -- $$(awk -f tools/ktap-count.awk $(1)); \
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
 	lab-images host-tools fuzz checkpatch series-check check unit l2 l3ns \
-	bench-boot bench-build bench-lab bench-l3 clean distclean FORCE
+	stress-l3 bench-boot bench-build bench-lab bench-l3 clean distclean FORCE
 
 help:
 	@echo 'netns-lab: a lab for Linux network namespaces (QEMU guests, TCG)'
@@ -91,10 +91,12 @@ help:
 	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
 	@echo '  make l3ns                  the L3 namespace suite in one ARCH guest'
+	@echo '  make stress-l3             L3 namespace churn on the DEBUG=1 kernel: leaks, KASAN, lockdep'
 	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
 	@echo '  make bench-lab             bridge lab timings and memory, 3-vs-1 start-up, lint time'
-	@echo '  make bench-l3              L3 namespace cost: TCP rr/stream, unconfined/L3/veth, +-series'
+	@echo '  make bench-l3              L3 namespace cost: TCP rr/stream, UDP rr connected/sendto,'
+	@echo '                             unconfined/L3/veth, +-series'
 	@echo '  make clean                 remove build/$$ARCH (keeps the kernel tree)'
 	@echo '  make distclean             remove build/ entirely'
 	@echo
@@ -104,6 +106,7 @@ help:
 	@echo '  ACCEL=tcg|kvm              QEMU accelerator (default tcg; kvm only on request)'
 	@echo '  topo=NAME|PATH             topo/NAME.topo, or any topology file'
 	@echo '  capture=1                  write a pcap per NIC into the run folder'
+	@echo '  STRESS_CYCLES=N            namespace lives of make stress-l3 (default 1000)'
 	@echo '  V=1                        show the full kernel build commands'
 
 # ---------------------------------------------------------------- set-up
@@ -302,6 +305,13 @@ l2 l3ns: kernel initramfs
 	@! grep -E '$(KERNEL_SPLAT)' $(RUNS)/$@/console.log || \
 		{ echo "$@: the kernel reported a problem (see $(RUNS)/$@/console.log)" >&2; exit 1; }
 	@$(call ktap_close,$(RUNS)/$@.ktap)
+
+# Many short lives of L3 namespaces, several at once, always on the debug
+# kernel (tools/stress-l3.sh boots tests/guest/stress-l3.sh); its console
+# check is KERNEL_SPLAT above.  STRESS_CYCLES=N (default 1000) lives; long
+# under KASAN and TCG (not measured yet), so not part of make check.
+stress-l3: deps
+	@ARCH=$(ARCH) ACCEL=$(ACCEL) KERNEL_SPLAT='$(KERNEL_SPLAT)' tools/stress-l3.sh
 
 unit:
 	@tests/host/run.sh | tee $(BUILD)/unit.ktap
