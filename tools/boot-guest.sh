@@ -11,6 +11,7 @@
 # Options: -t SECONDS  outer timeout (default 300)
 #          -a ACCEL    tcg (default) or kvm
 #          -m MIB      guest memory (default 256)
+#          -s CPUS     vCPUs (default 1)
 #          -c ARGS     more kernel command line (lab.bench=a, say)
 #          -q ARGS     more QEMU options, split at spaces (-icount ..., say)
 #
@@ -22,19 +23,20 @@ set -euo pipefail
 prog=boot-guest
 die() { echo "$prog: $*" >&2; exit 2; }
 
-timeout=300 accel=tcg mem=256 extra= qemu_extra=
-while getopts t:a:m:c:q: opt; do
+timeout=300 accel=tcg mem=256 cpus=1 extra= qemu_extra=
+while getopts t:a:m:s:c:q: opt; do
 	case $opt in
 	t) timeout=$OPTARG ;;
 	a) accel=$OPTARG ;;
 	m) mem=$OPTARG ;;
+	s) cpus=$OPTARG ;;
 	c) extra=$OPTARG ;;
 	q) qemu_extra=$OPTARG ;;
-	*) die "usage: $0 [-t SECONDS] [-a ACCEL] [-m MIB] [-c ARGS] [-q ARGS] ARCH KERNEL INITRD PAYLOAD RUNDIR" ;;
+	*) die "usage: $0 [-t SECONDS] [-a ACCEL] [-m MIB] [-s CPUS] [-c ARGS] [-q ARGS] ARCH KERNEL INITRD PAYLOAD RUNDIR" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 5 ] || die "usage: $0 [-t SECONDS] [-a ACCEL] [-m MIB] [-c ARGS] [-q ARGS] ARCH KERNEL INITRD PAYLOAD RUNDIR"
+[ $# -eq 5 ] || die "usage: $0 [-t SECONDS] [-a ACCEL] [-m MIB] [-s CPUS] [-c ARGS] [-q ARGS] ARCH KERNEL INITRD PAYLOAD RUNDIR"
 arch=$1 kernel=$2 initrd=$3 payload=$4 run=$5
 
 [ -r "$kernel" ] || die "$kernel: no kernel image (make kernel ARCH=$arch)"
@@ -69,7 +71,9 @@ wire() {	# wire ID LOCAL REMOTE
 	echo "dgram,id=$1,local.type=unix,local.path=$run/$2,remote.type=unix,remote.path=$run/$3"
 }
 
-cmd=("$qemu" "${machine[@]}" -accel "$accel" -m "$mem" -smp 1
+# One core per socket: the lab's x86_64 kernels have no ACPI, and the MP
+# table SeaBIOS writes lists only the first core of each socket.
+cmd=("$qemu" "${machine[@]}" -accel "$accel" -m "$mem" -smp "$cpus,sockets=$cpus,cores=1"
 	-nodefaults -no-user-config -display none -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-chardev "file,id=console,path=$run/console.log" -serial chardev:console

@@ -126,8 +126,12 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	add(&b, "%s", o->accel);
 	add(&b, "-m");
 	add(&b, "%d", node->mem_mib);
+	/*
+	 * One core per socket: the lab's x86_64 kernels have no ACPI, and the
+	 * MP table SeaBIOS writes lists only the first core of each socket.
+	 */
 	add(&b, "-smp");
-	add(&b, "%d", node->cpus);
+	add(&b, "%d,sockets=%d,cores=1", node->cpus, node->cpus);
 	add(&b, "-nodefaults");
 	add(&b, "-no-user-config");
 	add(&b, "-display");
