@@ -212,6 +212,15 @@ $(TCPBENCH): tools/bench/tcpbench.c | toolchain
 	@echo "  CC      tcpbench ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
 
+# tools/debug: one-file helpers of make stress-l3 (kread: kernel state no
+# file shows; stressnet: its network load), one binary each.
+DEBUG_TOOLS := $(patsubst tools/debug/%.c,$(B)/bin/%,$(wildcard tools/debug/*.c))
+
+$(DEBUG_TOOLS): $(B)/bin/%: tools/debug/%.c | toolchain
+	@mkdir -p $(@D)
+	@echo "  CC      $* ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
+
 # DEST=SRC pairs for the overlay archive.
 OVERLAY := init=initramfs/init \
 	$(foreach f,$(wildcard initramfs/run/*),lab/run/$(notdir $(f))=$(f)) \
@@ -220,7 +229,8 @@ OVERLAY := init=initramfs/init \
 	$(foreach f,$(KSELFTEST_BINS),lab/kselftests/$(notdir $(f))=$(f)) \
 	lab/bin/lab-agent=$(AGENT) \
 	usr/bin/l3ns=$(L3NS) \
-	usr/bin/tcpbench=$(TCPBENCH)
+	usr/bin/tcpbench=$(TCPBENCH) \
+	$(foreach t,$(DEBUG_TOOLS),usr/bin/$(notdir $(t))=$(t))
 
 $(B)/overlay.cpio: $(foreach p,$(OVERLAY),$(lastword $(subst =, ,$(p)))) initramfs/build-overlay.sh
 	@initramfs/build-overlay.sh $@ $(OVERLAY)

@@ -56,10 +56,9 @@ mkdir -p "$runs"
 
 # The payload is the test script itself: /lab/run holds only the payloads
 # of initramfs/run, and the script lives in tests/guest like the suites.
-# -smp from -q comes after boot-guest's own -smp 1, and QEMU takes the last.
 start=$(date +%s)
 status=0
-tools/boot-guest.sh -a "$accel" -m 1024 -t "$timeout" -q "-smp $cpus" \
+tools/boot-guest.sh -a "$accel" -m 1024 -s "$cpus" -t "$timeout" \
 	-c "ignore_loglevel lab.stress.cycles=$cycles lab.stress.workers=$workers" \
 	"$arch" "$image" "build/$arch/initramfs.cpio" ../tests/stress-l3.sh "$run" |
 	tee "$ktap" || status=$?
@@ -67,7 +66,8 @@ elapsed=$(($(date +%s) - start))
 
 # The plan's last test is this one: the guest cannot see what its kernel
 # prints after the guest's last line, nor trust a console that may be lost.
-plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$ktap" | head -n 1)
+# (The console is a tty: its lines end in \r\n.)
+plan=$(sed -n 's/^1\.\.\([0-9]*\)\r*$/\1/p' "$ktap" | head -n 1)
 if [ -n "$plan" ] && [ -r "$run/console.log" ]; then
 	if splat=$(grep -E "$KERNEL_SPLAT" "$run/console.log"); then
 		{
