@@ -95,7 +95,8 @@ help:
 	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
 	@echo '  make bench-lab             bridge lab timings and memory, 3-vs-1 start-up, lint time'
-	@echo '  make bench-l3              L3 namespace cost: TCP rr/stream, unconfined/L3/veth, +-series'
+	@echo '  make bench-l3              L3 namespace cost: TCP rr/stream, UDP rr connected/sendto,'
+	@echo '                             unconfined/L3/veth, +-series'
 	@echo '  make clean                 remove build/$$ARCH (keeps the kernel tree)'
 	@echo '  make distclean             remove build/ entirely'
 	@echo
