@@ -24,10 +24,16 @@ suite_cleanup() {
 }
 
 # kselftest_results LOG: the l3net kselftest's results as this suite's own
-# tests, each failure with the harness output of its test
+# tests, each failure with the harness output of its test.  The harness
+# names a skipped test only in its "RUN" line ("ok N # SKIP reason").
 kselftest_results() {
 	awk -v n="$ktap_count" '
-	/^#  RUN / { diag = ""; next }
+	/^#  RUN / { diag = ""; name = $3; sub(/^l3net\./, "", name); next }
+	/^ok [0-9]+ # SKIP/ {
+		sub(/^ok [0-9]+ # SKIP */, "")
+		printf "ok %d kselftest l3net: %s # SKIP %s\n", ++n, name, $0
+		next
+	}
 	/^(not )?ok [0-9]+ l3net\./ {
 		ok = $1 == "ok" ? "ok" : "not ok"
 		sub(/^(not )?ok [0-9]+ l3net\./, "")
@@ -200,6 +206,34 @@ test_tcp_demux_by_owner() {
 	done
 }
 
+# TCP metrics name both ends of the host's flows (ip tcp_metrics): inside,
+# a namespace sees those of flows from its own addresses only.
+test_tcp_metrics_by_owner() {
+	local parent inside
+	l3ns add A
+	ip addr add 10.8.0.1/24 dev lo
+	l3ns addr add A 10.8.0.2/24 dev lo
+	bg socat TCP-LISTEN:8090,fork,reuseaddr SYSTEM:'echo x'
+	i=0
+	while [ "$(ss -H -ltn 'sport = :8090' | wc -l)" -lt 1 ]; do
+		[ $i -lt 50 ] || fail "no listener on 8090"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# Metrics are saved when a connection closes: one flow of each.
+	socat -t 5 -T 5 - TCP:10.8.0.1:8090,bind=10.8.0.1 </dev/null >/dev/null
+	l3ns exec A socat -t 5 -T 5 - TCP:10.8.0.1:8090 </dev/null >/dev/null
+	sleep 0.5
+	parent=$(ip tcp_metrics show)
+	case $parent in
+	*"source 10.8.0.1"*"source 10.8.0.2"* | *"source 10.8.0.2"*"source 10.8.0.1"*) ;;
+	*) fail "the parent does not see both flows' metrics: $(echo "$parent" | tr '\n' ';')" ;;
+	esac
+	inside=$(l3ns exec A ip tcp_metrics show)
+	expect_eq 1 "$(echo "$inside" | grep -c '^10\.8\.0\.1 .* source 10\.8\.0\.2$')" "A's own flow in its ip tcp_metrics"
+	expect_eq "" "$(echo "$inside" | grep -v ' source 10\.8\.0\.2$')" "others' flows in A's ip tcp_metrics"
+}
+
 regression() {
 	[ -x "$KSELFTESTS/$1" ] || skip "$1 was not built"
 	[ ! -e /proc/self/ns/l3net ] || fail "running inside an L3 namespace"
@@ -234,7 +268,7 @@ else
 	grep -q . $results || { echo "not ok 1 kselftest l3net: no results"; sed 's/^/# /' $log; } >$results
 fi
 cases=$(grep -cE '^(not )?ok ' $results)
-ktap_header $((cases + 12))
+ktap_header $((cases + 13))
 cat $results
 ktap_count=$cases
 ktap_run "l3ns: add, addr add/del, list, identify, exec, del" test_cli_roundtrip
@@ -243,6 +277,7 @@ ktap_run "l3ns: exec gives CMD its own mount namespace, /run/l3ns read-only" tes
 ktap_run "l3ns: a command run in A does not keep a deleted B alive" test_exec_pin_lifetime
 ktap_run "l3ns: addr add/del refuse a pin with a mount stacked on it" test_tampered_pin
 ktap_run "l3ns: TCP on 0.0.0.0:8080 in H, A and B answers by owner" test_tcp_demux_by_owner
+ktap_run "l3ns: ip tcp_metrics inside shows only the namespace's own flows" test_tcp_metrics_by_owner
 ktap_run "regression: reuseport_dualstack" test_reuseport_dualstack
 ktap_run "regression: reuseaddr_conflict" test_reuseaddr_conflict
 ktap_run "regression: reuseport_addr_any" test_reuseport_addr_any
