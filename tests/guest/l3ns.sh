@@ -24,11 +24,13 @@ suite_cleanup() {
 }
 
 # kselftest_results LOG: the l3net kselftest's results as this suite's own
-# tests, each failure with the harness output of its test.  The harness
-# names a skipped test only in its "RUN" line ("ok N # SKIP reason").
+# tests, each failure with the harness output of its test, and a passing
+# test with what it logged (TH_LOG: a part it could not check here).  The
+# harness names a skipped test only in its "RUN" line ("ok N # SKIP why").
 kselftest_results() {
 	awk -v n="$ktap_count" '
-	/^#  RUN / { diag = ""; name = $3; sub(/^l3net\./, "", name); next }
+	/^#  RUN / { diag = ""; logged = ""; name = $3; sub(/^l3net\./, "", name); next }
+	/^# .*l3net\.c:[0-9]+:[a-z_0-9]+:/ { logged = logged $0 "\n" }
 	/^ok [0-9]+ # SKIP/ {
 		sub(/^ok [0-9]+ # SKIP */, "")
 		printf "ok %d kselftest l3net: %s # SKIP %s\n", ++n, name, $0
@@ -37,7 +39,7 @@ kselftest_results() {
 	/^(not )?ok [0-9]+ l3net\./ {
 		ok = $1 == "ok" ? "ok" : "not ok"
 		sub(/^(not )?ok [0-9]+ l3net\./, "")
-		printf "%s %d kselftest l3net: %s\n%s", ok, ++n, $0, ok == "ok" ? "" : diag
+		printf "%s %d kselftest l3net: %s\n%s", ok, ++n, $0, ok == "ok" ? logged : diag
 		next
 	}
 	/^#/ { diag = diag $0 "\n" }' "$1"
