@@ -197,10 +197,33 @@ test_shipped_topologies_lint() {
 	"$lab" lint "$top"/topo/*.topo
 }
 
+# `lab help` lists every verb; `lab VERB --help` and `lab help VERB` print
+# that verb's usage on stdout, exit 0; an unknown verb is named, exit 2.
+test_lab_help() {
+	local verb all out rc
+	all=$("$lab" help) || fail "lab help: exit $?"
+	for verb in lint arches graph run shell help; do
+		grep -q "lab $verb " <<<"$all" || fail "lab help does not list $verb"
+		out=$("$lab" "$verb" --help) || fail "lab $verb --help: exit $?"
+		expect_eq "usage: lab $verb" "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" "lab $verb --help"
+		out=$("$lab" help "$verb") || fail "lab help $verb: exit $?"
+		expect_eq "usage: lab $verb" "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" "lab help $verb"
+	done
+	"$lab" run --help | grep -q -- "-t SECONDS  boot timeout" || fail "lab run --help lists no options"
+	rc=0
+	out=$("$lab" frob x.topo 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for an unknown verb"
+	expect_eq "lab: unknown verb 'frob'" "$(head -n 1 <<<"$out")" "unknown verb message"
+	rc=0
+	out=$("$lab" help frob 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status of lab help for an unknown verb"
+	expect_eq "lab: help: unknown verb 'frob'" "$out" "lab help unknown verb message"
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 12
+ktap_header 13
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -213,3 +236,4 @@ ktap_run "make names a bad ARCH and a missing cross compiler" test_make_bad_arch
 ktap_run "topology errors: FILE:LINE for every error (golden files)" test_topology_golden_errors
 ktap_run "topology file that does not exist: named, nothing built" test_topology_missing_file
 ktap_run "every shipped topology passes lint" test_shipped_topologies_lint
+ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_lab_help

@@ -1,18 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lab: the topology launcher.
- *
- *   lab lint   [-a ARCH] FILE...     validate, print every error, exit 2 on any
- *   lab arches [-a ARCH] FILE        the guest arches FILE needs, one a line
- *   lab graph  [-a ARCH] FILE        the topology in Graphviz DOT
- *   lab run    [options] FILE        boot the lab, run its tests, print KTAP
- *   lab shell  [options] FILE        boot the lab and take commands from stdin
- *
- * run/shell options: -a ARCH (default arch of the nodes), -b BUILD (the
- * build folder), -r RUNDIR (default BUILD/runs/NAME-TIMESTAMP), -k ACCEL
- * (tcg or kvm), -c (pcap capture per NIC), -t SECONDS (boot timeout),
- * -m MIB (memory of every node whose line has no mem=; default 256),
- * -d (boot the debug kernels of make DEBUG=1).
+ * lab: the topology launcher.  Its verbs (lint, arches, graph, run, shell)
+ * are described in verbs[] below; `lab help` prints them.
  *
  * Exit: 0 all passed, 1 a test failed, 2 the lab failed (bad file, missing
  * image, boot failure, panic, timeout, signal).
@@ -31,14 +20,90 @@
 #include "run.h"
 #include "topo.h"
 
+/* One entry per verb: `lab help VERB` and `lab VERB --help` print it. */
+struct verb {
+	const char *name, *synopsis, *help;
+};
+
+static const char run_options[] =
+	"  -a ARCH     arch of the nodes whose line names none (x86_64 or arm64)\n"
+	"  -b BUILD    the build folder (default build)\n"
+	"  -r RUNDIR   run folder (default BUILD/runs/NAME-TIMESTAMP-PID)\n"
+	"  -k ACCEL    tcg (default) or kvm\n"
+	"  -c          capture every NIC's frames to RUNDIR/NODE-NIC.pcap\n"
+	"  -t SECONDS  boot timeout of every node (default 120)\n"
+	"  -m MIB      memory of every node whose line has no mem= (64 to 4096)\n"
+	"  -d          boot the debug kernels of make DEBUG=1\n"
+	"Exit: 0 all passed, 1 a test failed, 2 the lab failed (bad file, missing\n"
+	"image, boot failure, panic, timeout, signal).\n";
+
+static const struct verb verbs[] = {
+	{ "lint", "lint [-a ARCH] FILE...",
+	  "Validate topology files; print every error as FILE:LINE: message.\n"
+	  "Exit 2 on any error.\n" },
+	{ "arches", "arches [-a ARCH] FILE",
+	  "Print the guest arches FILE needs, one a line.\n" },
+	{ "graph", "graph [-a ARCH] FILE",
+	  "Print the topology as a Graphviz graph (dot -Tsvg).\n" },
+	{ "run", "run [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS] [-m MIB] [-d] FILE",
+	  "Boot every node of FILE, run its setup lines and tests, print KTAP\n"
+	  "(also to RUNDIR/results.ktap), stop the nodes.\n" },
+	{ "shell", "shell [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS] [-m MIB] [-d] FILE",
+	  "Boot every node of FILE and run its setup lines, then read commands:\n"
+	  "`NODE: COMMAND` runs COMMAND on NODE, `console NODE` attaches to its\n"
+	  "serial console (Ctrl-] detaches), `nodes` lists the nodes, `quit` or\n"
+	  "end of input stops the lab.\n" },
+	{ "help", "help [VERB]", "Print the usage of VERB, or of every verb.\n" },
+};
+
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+static const struct verb *find_verb(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NVERBS; i++)
+		if (!strcmp(verbs[i].name, name))
+			return &verbs[i];
+	return NULL;
+}
+
+static void print_synopses(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < NVERBS; i++)
+		fprintf(f, "%s lab %s\n", i ? "      " : "usage:", verbs[i].synopsis);
+	fprintf(f, "`lab help VERB` or `lab VERB --help` describes one.\n");
+}
+
+static int verb_help(const struct verb *v)
+{
+	printf("usage: lab %s\n%s", v->synopsis, v->help);
+	if (!strcmp(v->name, "run") || !strcmp(v->name, "shell"))
+		printf("Options:\n%s", run_options);
+	return 0;
+}
+
+static int help(int argc, char **argv)
+{
+	const struct verb *v;
+
+	if (argc < 1) {
+		print_synopses(stdout);
+		return 0;
+	}
+	v = find_verb(strcmp(argv[0], "--help") && strcmp(argv[0], "-h") ? argv[0] : "help");
+	if (!v) {
+		fprintf(stderr, "lab: help: unknown verb '%s'\n", argv[0]);
+		return 2;
+	}
+	return verb_help(v);
+}
+
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: lab lint [-a ARCH] FILE...\n"
-		"       lab arches [-a ARCH] FILE\n"
-		"       lab graph [-a ARCH] FILE\n"
-		"       lab run|shell [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS]\n"
-		"                     [-m MIB] [-d] FILE\n");
+	print_synopses(stderr);
 	exit(2);
 }
 
@@ -181,6 +246,15 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	cmd = argv[1];
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+		return help(argc - 2, argv + 2);
+	if (!find_verb(cmd)) {
+		fprintf(stderr, "lab: unknown verb '%s'\n", cmd);
+		usage();
+	}
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return verb_help(find_verb(cmd));
 	optind = 2;
 	while ((opt = getopt(argc, argv, "a:b:r:k:ct:m:d")) != -1) {
 		switch (opt) {
