@@ -37,8 +37,11 @@ $(error ARCH=$(ARCH) is not supported: use ARCH=x86_64 or ARCH=arm64)
 endif
 
 # ccache keys on paths relative to the clone, so a fresh clone (CI) reuses
-# the objects of an earlier one on the same machine.
-CCACHE := $(shell command -v ccache 2>/dev/null)
+# the objects of an earlier one on the same machine.  Looked up when a
+# recipe runs, not when this file is read: on a new machine `make deps`
+# installs ccache after that, and a kernel built without it is rebuilt in
+# full by the next make that finds it (kbuild sees CC change).
+CCACHE = $(shell command -v ccache 2>/dev/null)
 export CCACHE_BASEDIR := $(TOP)
 export CCACHE_NOHASHDIR := true
 export CCACHE_SLOPPINESS := time_macros,include_file_mtime,include_file_ctime
@@ -51,7 +54,7 @@ export KBUILD_BUILD_HOST := netns-lab
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
-KMAKE := $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
+KMAKE = $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
 	-j$(NPROC) --no-print-directory $(if $(filter 1,$(V)),V=1,quiet=quiet_) \
 	$(if $(CCACHE),CC="ccache $(CROSS_COMPILE)gcc" HOSTCC="ccache gcc")
 
