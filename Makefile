@@ -70,7 +70,7 @@ ktap_close = set -- $$(awk -f tools/ktap-count.awk $(1)); \
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
-	lab-images host-tools fuzz checkpatch series-check check unit l2 l3ns \
+	lab-images host-tools argv golden fuzz checkpatch series-check check unit l2 l3ns \
 	stress-l3 bench-boot bench-build bench-lab bench-l3 clean distclean FORCE
 
 help:
@@ -81,6 +81,7 @@ help:
 	@echo '  make topo=bridge shell     boot the lab and keep it up: NODE: COMMAND at the prompt'
 	@echo '  make topo=bridge graph     the topology as DOT (and PNG with graphviz)'
 	@echo '  make topo=bridge lint      validate one topology file; make lint: all of topo/'
+	@echo '  make topo=bridge argv      the QEMU command line of every node, nothing booted'
 	@echo '  make check                 everything the project promises, both arches (CI)'
 	@echo
 	@echo 'Pieces:'
@@ -89,6 +90,7 @@ help:
 	@echo '  make kernel                configure and build the kernel for ARCH'
 	@echo '  make initramfs             the guest userland for ARCH'
 	@echo '  make unit                  host-side unit tests only'
+	@echo '  make golden                rewrite tests/lab-argv (expected lab argv output) after a change'
 	@echo '  make checkpatch            checkpatch --strict on every patch of the series'
 	@echo '  make series-check          build the kernel after every patch, both arches, and with L3 off'
 	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
@@ -292,6 +294,22 @@ LINT_FILES = $(if $(filter command line,$(origin topo)),$(TOPO_FILE),$(wildcard 
 lint: $(LAB)
 	@$(LAB) lint -a $(ARCH) $(LINT_FILES)
 	@echo "  LINT    $(LINT_FILES): no errors"
+
+# The QEMU command lines `lab run` would use, and their golden copies:
+# tests/lab-argv/NAME.ARCH.argv for every shipped topology and every arch
+# with a configs/ARCH.cmdline.  The host tests compare them; after a
+# deliberate change, `make golden` rewrites them (review the diff).
+GOLDEN_ARCHES = $(filter-out common,$(basename $(notdir $(wildcard configs/*.cmdline))))
+argv: $(LAB)
+	@$(LAB) argv -a $(ARCH) $(TOPO_FILE)
+
+golden: $(LAB)
+	@rm -rf $(BUILD)/lab-argv && mkdir -p $(BUILD)/lab-argv tests/lab-argv
+	@for f in topo/*.topo; do for a in $(GOLDEN_ARCHES); do \
+		$(LAB) argv -a $$a $$f >$(BUILD)/lab-argv/$$(basename $$f .topo).$$a.argv || exit 2; \
+	done; done
+	@rm -f tests/lab-argv/*.argv && mv $(BUILD)/lab-argv/*.argv tests/lab-argv/
+	@echo "  GOLDEN  tests/lab-argv: $$(ls tests/lab-argv | wc -l) files"
 
 graph: $(LAB)
 	@mkdir -p $(BUILD)/graphs

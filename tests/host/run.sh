@@ -220,10 +220,35 @@ test_lab_help() {
 	expect_eq "lab: help: unknown verb 'frob'" "$out" "lab help unknown verb message"
 }
 
+# `lab argv` prints, for every shipped topology and every arch (those
+# with a configs/ARCH.cmdline), exactly the QEMU command lines in
+# tests/lab-argv/NAME.ARCH.argv; no golden file is left without its topology.
+test_lab_argv_golden() {
+	local f a name golden bad=0
+	for f in "$top"/topo/*.topo; do
+		name=$(basename "$f" .topo)
+		for a in $(ls "$top"/configs/*.cmdline | xargs -n1 basename | sed 's/\.cmdline$//' | grep -vx common); do
+			golden=$top/tests/lab-argv/$name.$a.argv
+			if [ ! -f "$golden" ]; then
+				echo "$name.$a.argv missing: make golden writes it"
+				bad=1
+			elif ! diff -u "$golden" <(cd "$top" && "$lab" argv -a "$a" "topo/$name.topo"); then
+				echo "lab argv -a $a topo/$name.topo differs from tests/lab-argv/$name.$a.argv (make golden after a deliberate change)"
+				bad=1
+			fi
+		done
+	done
+	for golden in "$top"/tests/lab-argv/*.argv; do
+		name=$(basename "$golden" .argv)
+		[ -f "$top/topo/${name%.*}.topo" ] || { echo "$(basename "$golden"): no topo/${name%.*}.topo"; bad=1; }
+	done
+	[ $bad -eq 0 ]
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 13
+ktap_header 14
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -237,3 +262,4 @@ ktap_run "topology errors: FILE:LINE for every error (golden files)" test_topolo
 ktap_run "topology file that does not exist: named, nothing built" test_topology_missing_file
 ktap_run "every shipped topology passes lint" test_shipped_topologies_lint
 ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_lab_help
+ktap_run "lab argv prints the QEMU lines in tests/lab-argv (golden files)" test_lab_argv_golden

@@ -53,6 +53,11 @@ static const struct verb verbs[] = {
 	  "`NODE: COMMAND` runs COMMAND on NODE, `console NODE` attaches to its\n"
 	  "serial console (Ctrl-] detaches), `nodes` lists the nodes, `quit` or\n"
 	  "end of input stops the lab.\n" },
+	{ "argv", "argv [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-m MIB] [-d] FILE",
+	  "Print the QEMU command line of every node of FILE, as `lab run` would\n"
+	  "start it, without building or booting anything; the run folder is\n"
+	  "RUNDIR unless -r names one.  tests/lab-argv holds the expected output\n"
+	  "for every shipped topology and arch.\n" },
 	{ "help", "help [VERB]", "Print the usage of VERB, or of every verb.\n" },
 };
 
@@ -80,7 +85,7 @@ static void print_synopses(FILE *f)
 static int verb_help(const struct verb *v)
 {
 	printf("usage: lab %s\n%s", v->synopsis, v->help);
-	if (!strcmp(v->name, "run") || !strcmp(v->name, "shell"))
+	if (!strcmp(v->name, "run") || !strcmp(v->name, "shell") || !strcmp(v->name, "argv"))
 		printf("Options:\n%s", run_options);
 	return 0;
 }
@@ -161,6 +166,23 @@ static void graph(const struct topo *t)
 			       wr->members[m].ifname);
 	}
 	printf("}\n");
+}
+
+static int print_argvs(const struct topo *t, struct qemu_opts *o)
+{
+	char **argv;
+	int i;
+
+	o->dry_run = 1;
+	for (i = 0; i < t->nnodes; i++) {
+		argv = qemu_argv(t, i, o);
+		if (!argv)
+			return 2;
+		printf("%s# %s (%s)\n", i ? "\n" : "", t->nodes[i].name, t->nodes[i].arch);
+		qemu_argv_print(stdout, argv);
+		qemu_argv_free(argv);
+	}
+	return 0;
 }
 
 /* build/runs/NAME-YYYYmmdd-HHMMSS-PID, NAME being the file's base name. */
@@ -302,6 +324,9 @@ int main(int argc, char **argv)
 		arches(t);
 	} else if (!strcmp(cmd, "graph")) {
 		graph(t);
+	} else if (!strcmp(cmd, "argv")) {
+		o.qemu.run_dir = run_dir ?: "RUNDIR";
+		rc = print_argvs(t, &o.qemu);
 	} else if (!strcmp(cmd, "run") || !strcmp(cmd, "shell")) {
 		o.shell = !strcmp(cmd, "shell");
 		if (!run_dir) {

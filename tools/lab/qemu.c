@@ -46,6 +46,8 @@ int qemu_images(const struct qemu_opts *o, const char *arch,
 	snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch,
 		 o->debug ? "-debug" : "", image);
 	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch);
+	if (o->dry_run)
+		return 0;
 	if (access(kernel, R_OK)) {
 		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s%s kernel)\n",
 			kernel, arch, o->debug ? " DEBUG=1" : "");
@@ -187,4 +189,34 @@ void qemu_argv_free(char **argv)
 	for (a = argv; a && *a; a++)
 		free(*a);
 	free(argv);
+}
+
+static void print_word(FILE *f, const char *w)
+{
+	const char *c;
+
+	if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789-_./:=,+@%") == strlen(w)) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (c = w; *c; c++)
+		if (*c == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*c, f);
+	fputc('\'', f);
+}
+
+void qemu_argv_print(FILE *f, char **argv)
+{
+	int i;
+
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			fputs(argv[i][0] == '-' ? " \\\n    " : " ", f);
+		print_word(f, argv[i]);
+	}
+	fputc('\n', f);
 }

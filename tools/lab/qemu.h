@@ -3,6 +3,8 @@
 #ifndef LAB_QEMU_H
 #define LAB_QEMU_H
 
+#include <stdio.h>
+
 #include "topo.h"
 
 struct qemu_opts {
@@ -11,6 +13,7 @@ struct qemu_opts {
 	const char *accel;	/* tcg or kvm */
 	int capture;		/* write a pcap per NIC */
 	int debug;		/* boot the DEBUG=1 kernels (build/ARCH/kernel-debug) */
+	int dry_run;		/* name the images without requiring them (lab argv) */
 };
 
 /* The MAC of NIC PORT of node NODE: a function of the topology alone. */
@@ -32,5 +35,12 @@ int qemu_images(const struct qemu_opts *o, const char *arch,
  */
 char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o);
 void qemu_argv_free(char **argv);
+
+/*
+ * ARGV as one shell command, each option on a line with its value, every
+ * word that needs it in single quotes: what `lab argv` prints and what a
+ * run folder's `reproduce` holds.
+ */
+void qemu_argv_print(FILE *f, char **argv);
 
 #endif

@@ -166,13 +166,11 @@ static int spawn(struct lab *l, int n, FILE *reproduce)
 	char **argv = qemu_argv(l->t, n, &l->o->qemu);
 	char path[4096];
 	pid_t parent = getpid();
-	int fd, i;
+	int fd;
 
 	if (!argv)
 		return -1;
-	for (i = 0; argv[i]; i++)
-		fprintf(reproduce, "%s'%s'", i ? " " : "", argv[i]);
-	fputc('\n', reproduce);
+	qemu_argv_print(reproduce, argv);
 
 	snprintf(path, sizeof(path), "%s/%s.qemu.log", l->o->qemu.run_dir, node->name);
 	l->nodes[n].pid = fork();
