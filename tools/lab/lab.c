@@ -256,12 +256,36 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o)
 	fclose(f);
 }
 
+/* lab run and lab shell: the run folder, its reproduce file, the run. */
+static int run_in_folder(const struct topo *t, struct run_opts *o, const char *run_dir)
+{
+	char dir[3072], path[4096];
+	int rc;
+
+	if (!run_dir) {
+		default_run_dir(dir, sizeof(dir), o->qemu.build, t->path);
+		run_dir = dir;
+	}
+	o->qemu.run_dir = run_dir;
+	if (mkdir_p(run_dir)) {
+		fprintf(stderr, "lab: %s: %s\n", run_dir, strerror(errno));
+		return 2;
+	}
+	write_reproduce(t, o);
+	snprintf(path, sizeof(path), "%s/results.ktap", run_dir);
+	o->results = fopen(path, "w");
+	fprintf(stderr, "lab: run folder %s\n", run_dir);
+	rc = lab_run(t, o);
+	if (o->results)
+		fclose(o->results);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct run_opts o = { .qemu = { .build = "build", .accel = "tcg" },
 			      .boot_timeout_s = 120 };
 	const char *cmd, *arch = "x86_64", *run_dir = NULL;
-	char dir[3072], path[4096];
 	struct topo *t;
 	int opt, rc, i, mem = 0;
 
@@ -329,23 +353,7 @@ int main(int argc, char **argv)
 		rc = print_argvs(t, &o.qemu);
 	} else if (!strcmp(cmd, "run") || !strcmp(cmd, "shell")) {
 		o.shell = !strcmp(cmd, "shell");
-		if (!run_dir) {
-			default_run_dir(dir, sizeof(dir), o.qemu.build, argv[optind]);
-			run_dir = dir;
-		}
-		o.qemu.run_dir = run_dir;
-		if (mkdir_p(run_dir)) {
-			fprintf(stderr, "lab: %s: %s\n", run_dir, strerror(errno));
-			rc = 2;
-		} else {
-			write_reproduce(t, &o);
-			snprintf(path, sizeof(path), "%s/results.ktap", run_dir);
-			o.results = fopen(path, "w");
-			fprintf(stderr, "lab: run folder %s\n", run_dir);
-			rc = lab_run(t, &o);
-			if (o.results)
-				fclose(o.results);
-		}
+		rc = run_in_folder(t, &o, run_dir);
 	} else {
 		usage();
 	}

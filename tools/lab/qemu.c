@@ -89,11 +89,42 @@ static void add(struct argv_builder *b, const char *fmt, ...)
 	b->v[b->n] = NULL;
 }
 
+/* One virtio NIC per port, on its wire's unix socket (and its pcap). */
+static void add_nics(struct argv_builder *b, const struct topo *t, int n,
+		     const struct qemu_opts *o)
+{
+	const struct topo_node *node = &t->nodes[n];
+	char mac[18], local[4096], remote[4096];
+	int i;
+
+	for (i = 0; i < node->nports; i++) {
+		const struct topo_port *p = &node->ports[i];
+		const struct topo_wire *w = &t->wires[p->wire];
+
+		qemu_mac(n, i, mac);
+		qemu_wire_path(o, p->wire, p->member, local, sizeof(local));
+		if (w->is_lan)
+			qemu_hub_path(o, p->wire, p->member, remote, sizeof(remote));
+		else
+			qemu_wire_path(o, p->wire, !p->member, remote, sizeof(remote));
+		add(b, "-netdev");
+		add(b, "dgram,id=n%d,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
+		    i, local, remote);
+		add(b, "-device");
+		add(b, "virtio-net-pci,netdev=n%d,mac=%s", i, mac);
+		if (o->capture) {
+			add(b, "-object");
+			add(b, "filter-dump,id=cap%d,netdev=n%d,file=%s/%s-%s.pcap",
+			    i, i, o->run_dir, node->name, p->ifname);
+		}
+	}
+}
+
 char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 {
 	const struct topo_node *node = &t->nodes[n];
 	struct argv_builder b = {};
-	char kernel[4096], initrd[4096], mac[18], local[4096], remote[4096];
+	char kernel[4096], initrd[4096], mac[18];
 	char cmdline[2048];
 	int arm = !strcmp(node->arch, "arm64");
 	int i, len;
@@ -158,27 +189,7 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	add(&b, "-device");
 	add(&b, "virtserialport,chardev=ctl,name=lab.ctl");
 
-	for (i = 0; i < node->nports; i++) {
-		const struct topo_port *p = &node->ports[i];
-		const struct topo_wire *w = &t->wires[p->wire];
-
-		qemu_mac(n, i, mac);
-		qemu_wire_path(o, p->wire, p->member, local, sizeof(local));
-		if (w->is_lan)
-			qemu_hub_path(o, p->wire, p->member, remote, sizeof(remote));
-		else
-			qemu_wire_path(o, p->wire, !p->member, remote, sizeof(remote));
-		add(&b, "-netdev");
-		add(&b, "dgram,id=n%d,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
-		    i, local, remote);
-		add(&b, "-device");
-		add(&b, "virtio-net-pci,netdev=n%d,mac=%s", i, mac);
-		if (o->capture) {
-			add(&b, "-object");
-			add(&b, "filter-dump,id=cap%d,netdev=n%d,file=%s/%s-%s.pcap",
-			    i, i, o->run_dir, node->name, p->ifname);
-		}
-	}
+	add_nics(&b, t, n, o);
 	return b.v;
 }
 
