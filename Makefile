@@ -2,39 +2,38 @@
 #
 # netns-lab: the one entry point.  `make help` lists the targets.
 #
-# ARCH picks the guest architecture (x86_64 or arm64); everything built for
+# ARCH picks the guest architecture (arch/ARCH.conf); everything built for
 # it lands in build/$(ARCH)/.  The patched kernel tree in build/linux is
 # shared by both arches; objects are kept apart with O=.
 
-ARCH ?= x86_64
 topo ?= bridge
 DEBUG ?= 0
 ACCEL ?= tcg
 V ?= 0
 
 TOP := $(CURDIR)
+
+# An arch is one file, arch/$(ARCH).conf (see arch/x86_64.conf).  The
+# default is the first that builds with the host's own gcc.
+ARCHES := $(basename $(notdir $(wildcard arch/*.conf)))
+arch_get = $(shell sed -n 's/^$(2)=//p' arch/$(1).conf | paste -sd' ')
+ifeq ($(origin ARCH),undefined)
+ARCH := $(firstword $(foreach a,$(ARCHES),$(if $(call arch_get,$(a),cross_compile),,$(a))))
+endif
+ifeq ($(filter $(ARCH),$(ARCHES)),)
+$(error ARCH=$(ARCH) is not supported: use one of $(ARCHES) (an arch is a file arch/NAME.conf))
+endif
+KARCH := $(call arch_get,$(ARCH),kernel_arch)
+CROSS_COMPILE := $(call arch_get,$(ARCH),cross_compile)
+
 BUILD := $(TOP)/build
 B := $(BUILD)/$(ARCH)
 KSRC := $(BUILD)/linux
 # A debug kernel (DEBUG=1) keeps its objects apart from the normal one.
 KOBJ ?= $(B)/kernel$(if $(filter 1,$(DEBUG)),-debug)
+KIMAGE := $(KOBJ)/$(call arch_get,$(ARCH),kernel_image$(if $(filter 1,$(DEBUG)),_debug))
 TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 NPROC := $(shell nproc)
-
-ifeq ($(ARCH),x86_64)
-KARCH := x86_64
-CROSS_COMPILE :=
-# vmlinux, not bzImage: QEMU enters it through PVH (configs/x86_64.config).
-# A KASAN kernel resets at once when entered that way, so the debug kernel
-# boots the usual bzImage.
-KIMAGE := $(KOBJ)/$(if $(filter 1,$(DEBUG)),arch/x86/boot/bzImage,vmlinux)
-else ifeq ($(ARCH),arm64)
-KARCH := arm64
-CROSS_COMPILE := aarch64-linux-gnu-
-KIMAGE := $(KOBJ)/arch/arm64/boot/Image
-else
-$(error ARCH=$(ARCH) is not supported: use ARCH=x86_64 or ARCH=arm64)
-endif
 
 # ccache keys on paths relative to the clone, so a fresh clone (CI) reuses
 # the objects of an earlier one on the same machine.  Looked up when a
@@ -106,7 +105,7 @@ help:
 	@echo '  make distclean             remove build/ entirely'
 	@echo
 	@echo 'Variables:'
-	@echo '  ARCH=x86_64|arm64          guest architecture (default x86_64)'
+	@echo '  ARCH=NAME                  guest arch, one of: $(ARCHES) (default $(ARCH); arch/NAME.conf)'
 	@echo '  DEBUG=1                    add configs/debug.config (lockdep, KASAN, kmemleak)'
 	@echo '  ACCEL=tcg|kvm              QEMU accelerator (default tcg; kvm only on request)'
 	@echo '  topo=NAME|PATH             topo/NAME.topo, or any topology file'
@@ -117,7 +116,7 @@ help:
 # ---------------------------------------------------------------- set-up
 
 deps:
-	@tools/deps.sh
+	@DEPS_ARCHES="$(ARCH)" tools/deps.sh
 
 # ---------------------------------------------------------------- kernel
 
@@ -137,7 +136,7 @@ tree: $(TREE_STAMP)
 
 toolchain:
 	@command -v $(CROSS_COMPILE)gcc >/dev/null || { \
-		echo "netns-lab: $(CROSS_COMPILE)gcc not found: the $(ARCH) build needs it$(if $(CROSS_COMPILE), (apt-get install gcc-aarch64-linux-gnu, or make deps))" >&2; exit 1; }
+		echo "netns-lab: $(CROSS_COMPILE)gcc not found: the $(ARCH) build needs it$(if $(CROSS_COMPILE), (apt-get install $(call arch_get,$(ARCH),cross_packages), or make deps))" >&2; exit 1; }
 
 $(KOBJ)/.config: $(FRAGMENTS) tools/check-config.sh $(TREE_STAMP) | toolchain
 	@echo "  CONFIG  $(ARCH): tinyconfig + $(notdir $(FRAGMENTS))"
@@ -254,17 +253,12 @@ RUNS := $(B)/runs
 # The host launcher (tools/lab): parses topologies, boots and wires guests.
 LAB := $(BUILD)/host/lab
 LAB_SRCS := $(wildcard tools/lab/*.c)
-# The guests' kernel command lines come from configs/*.cmdline, the same
-# files tools/boot-guest.sh reads.
-cmdline = $(shell grep -hv '^\#' configs/common.cmdline configs/$(1).cmdline | xargs)
-
-$(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h) $(wildcard configs/*.cmdline)
+# The launcher reads arch/*.conf and configs/common.cmdline at run time,
+# from this clone.
+$(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      lab (host)"
-	@gcc -O2 -Wall -Wextra -Werror \
-		-DLAB_CMDLINE_X86_64='"$(call cmdline,x86_64)"' \
-		-DLAB_CMDLINE_ARM64='"$(call cmdline,arm64)"' \
-		-o $@ $(filter %.c,$^)
+	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $@ $(filter %.c,$^)
 
 host-tools: $(LAB)
 
@@ -296,16 +290,14 @@ lint: $(LAB)
 	@echo "  LINT    $(LINT_FILES): no errors"
 
 # The QEMU command lines `lab run` would use, and their golden copies:
-# tests/lab-argv/NAME.ARCH.argv for every shipped topology and every arch
-# with a configs/ARCH.cmdline.  The host tests compare them; after a
+# tests/lab-argv/NAME.ARCH.argv for every shipped topology and every arch.  The host tests compare them; after a
 # deliberate change, `make golden` rewrites them (review the diff).
-GOLDEN_ARCHES = $(filter-out common,$(basename $(notdir $(wildcard configs/*.cmdline))))
 argv: $(LAB)
 	@$(LAB) argv -a $(ARCH) $(TOPO_FILE)
 
 golden: $(LAB)
 	@rm -rf $(BUILD)/lab-argv && mkdir -p $(BUILD)/lab-argv tests/lab-argv
-	@for f in topo/*.topo; do for a in $(GOLDEN_ARCHES); do \
+	@for f in topo/*.topo; do for a in $(ARCHES); do \
 		$(LAB) argv -a $$a $$f >$(BUILD)/lab-argv/$$(basename $$f .topo).$$a.argv || exit 2; \
 	done; done
 	@rm -f tests/lab-argv/*.argv && mv $(BUILD)/lab-argv/*.argv tests/lab-argv/

@@ -140,7 +140,7 @@ test_boot_guest_bad_input() {
 	rc=0
 	err=$("$top/tools/boot-guest.sh" sparc "$d/kernel" "$d/initrd" l2 "$d/run" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for ARCH=sparc"
-	grep -q "unknown ARCH 'sparc'" <<<"$err"
+	grep -q "unknown arch 'sparc'" <<<"$err"
 	rc=0
 	err=$("$top/tools/boot-guest.sh" x86_64 "$d/nokernel" "$d/initrd" l2 "$d/run" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status without a kernel"
@@ -245,10 +245,38 @@ test_lab_argv_golden() {
 	[ $bad -eq 0 ]
 }
 
+# An arch is one file: with arch/toy.conf next to the others, the launcher
+# knows the arch, boots it with that file's QEMU, machine and command
+# line, and names it among the known ones; without it, toy is refused.
+test_arch_is_one_file() {
+	local d out rc known
+	d=$(scratch)
+	known=$(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//' | xargs)
+	mkdir -p "$d/arch" "$d/configs"
+	cp "$top"/arch/*.conf "$d/arch/"
+	cp "$top/configs/common.cmdline" "$d/configs/"
+	printf '%s\n' qemu=qemu-system-toy machine=toyboard kernel_image=Image \
+		cross_compile=toy-linux-gnu- cmdline=console=ttyTOY0 >"$d/arch/toy.conf"
+	printf 'node a arch=toy\nnode b\nlink a:eth1 b:eth1\n' >"$d/toy.topo"
+	out=$(LAB_TOP=$d "$lab" argv "$d/toy.topo") || fail "lab argv with arch/toy.conf: exit $?"
+	expect_eq "qemu-system-toy" "$(sed -n 2p <<<"$out" | cut -d' ' -f1)" "QEMU of node a"
+	grep -q -- "-M toyboard" <<<"$out" || fail "no -M toyboard: $out"
+	grep -q "console=ttyTOY0 lab.run=agent lab.node=a" <<<"$out" || fail "toy's cmdline missing: $out"
+	grep -q "^# b (x86_64)" <<<"$out" || fail "node b did not get the native default arch: $out"
+	rc=0
+	out=$("$lab" lint "$d/toy.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "lint exit status without arch/toy.conf"
+	expect_eq "$d/toy.topo:1: unknown arch 'toy' (one of: $known)" "$out" "lint message"
+	rc=0
+	out=$(LAB_TOP=$d "$lab" lint -a sparc "$d/toy.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for -a sparc"
+	expect_eq "lab: unknown arch 'sparc' (one of: $(printf '%s\n' $known toy | sort | xargs))" "$out" "-a message"
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 14
+ktap_header 15
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -263,3 +291,4 @@ ktap_run "topology file that does not exist: named, nothing built" test_topology
 ktap_run "every shipped topology passes lint" test_shipped_topologies_lint
 ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_lab_help
 ktap_run "lab argv prints the QEMU lines in tests/lab-argv (golden files)" test_lab_argv_golden
+ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file

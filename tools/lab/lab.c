@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "run.h"
 #include "topo.h"
 
@@ -26,7 +27,7 @@ struct verb {
 };
 
 static const char run_options[] =
-	"  -a ARCH     arch of the nodes whose line names none (x86_64 or arm64)\n"
+	"  -a ARCH     arch of the nodes whose line names none (an arch/ARCH.conf)\n"
 	"  -b BUILD    the build folder (default build)\n"
 	"  -r RUNDIR   run folder (default BUILD/runs/NAME-TIMESTAMP-PID)\n"
 	"  -k ACCEL    tcg (default) or kvm\n"
@@ -112,7 +113,7 @@ static void usage(void)
 	exit(2);
 }
 
-static int lint(int argc, char **argv, const char *arch)
+static int lint(int argc, char **argv, const char *arch, const char *known)
 {
 	struct topo *t = malloc(sizeof(*t));
 	int i, errors = 0;
@@ -120,7 +121,7 @@ static int lint(int argc, char **argv, const char *arch)
 	if (!t)
 		return 2;
 	for (i = 0; i < argc; i++) {
-		errors += topo_parse(t, argv[i], arch, stderr);
+		errors += topo_parse(t, argv[i], arch, known, stderr);
 		topo_free(t);
 	}
 	free(t);
@@ -222,6 +223,7 @@ static int mkdir_p(const char *path)
 static void write_reproduce(const struct topo *t, const struct run_opts *o)
 {
 	char path[4096], line[256];
+	struct arch_desc arch;
 	FILE *f, *in;
 	int i, j;
 
@@ -244,9 +246,9 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o)
 			fprintf(f, "# kernel %s: %s", t->nodes[i].arch, line);
 		if (in)
 			fclose(in);
-		snprintf(path, sizeof(path), "%s --version",
-			 strcmp(t->nodes[i].arch, "arm64") ? "qemu-system-x86_64" :
-							     "qemu-system-aarch64");
+		if (arch_load(o->qemu.top, t->nodes[i].arch, &arch))
+			continue;
+		snprintf(path, sizeof(path), "%s --version", arch.qemu);
 		in = popen(path, "r");
 		if (in && fgets(line, sizeof(line), in))
 			fprintf(f, "# %s", line);
@@ -285,7 +287,8 @@ int main(int argc, char **argv)
 {
 	struct run_opts o = { .qemu = { .build = "build", .accel = "tcg" },
 			      .boot_timeout_s = 120 };
-	const char *cmd, *arch = "x86_64", *run_dir = NULL;
+	const char *cmd, *arch = NULL, *run_dir = NULL;
+	char known[1024], native[ARCH_NAME_MAX];
 	struct topo *t;
 	int opt, rc, i, mem = 0;
 
@@ -315,8 +318,15 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (strcmp(arch, "x86_64") && strcmp(arch, "arm64")) {
-		fprintf(stderr, "lab: unknown arch '%s' (x86_64 or arm64)\n", arch);
+	o.qemu.top = getenv("LAB_TOP") ?: LAB_TOP;
+	if (arch_names(o.qemu.top, known, sizeof(known)) ||
+	    arch_native(o.qemu.top, known, native, sizeof(native))) {
+		fprintf(stderr, "lab: %s/arch: no usable NAME.conf\n", o.qemu.top);
+		return 2;
+	}
+	arch = arch ?: native;
+	if (!topo_arch_known(known, arch)) {
+		fprintf(stderr, "lab: unknown arch '%s' (one of: %s)\n", arch, known);
 		return 2;
 	}
 	if (strcmp(o.qemu.accel, "tcg") && strcmp(o.qemu.accel, "kvm")) {
@@ -324,14 +334,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(cmd, "lint"))
-		return optind < argc ? lint(argc - optind, argv + optind, arch) : (usage(), 2);
+		return optind < argc ? lint(argc - optind, argv + optind, arch, known) : (usage(), 2);
 	if (optind != argc - 1)
 		usage();
 
 	t = malloc(sizeof(*t));
 	if (!t)
 		return 2;
-	if (topo_parse(t, argv[optind], arch, stderr)) {
+	if (topo_parse(t, argv[optind], arch, known, stderr)) {
 		topo_free(t);
 		free(t);
 		return 2;

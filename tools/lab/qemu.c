@@ -33,29 +33,23 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 	snprintf(buf, size, "%s/w%d.hub%d.sock", o->run_dir, wire, member);
 }
 
-int qemu_images(const struct qemu_opts *o, const char *arch,
+int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
 		char *kernel, char *initrd, size_t size)
 {
-	/*
-	 * x86_64 boots vmlinux through its PVH entry (no decompression), except
-	 * the debug kernel: KASAN does not survive that entry.
-	 */
-	const char *image = !strcmp(arch, "arm64") ? "arch/arm64/boot/Image" :
-			    o->debug ? "arch/x86/boot/bzImage" : "vmlinux";
-
-	snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch,
-		 o->debug ? "-debug" : "", image);
-	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch);
+	snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch->name,
+		 o->debug ? "-debug" : "",
+		 o->debug ? arch->kernel_image_debug : arch->kernel_image);
+	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch->name);
 	if (o->dry_run)
 		return 0;
 	if (access(kernel, R_OK)) {
 		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s%s kernel)\n",
-			kernel, arch, o->debug ? " DEBUG=1" : "");
+			kernel, arch->name, o->debug ? " DEBUG=1" : "");
 		return -1;
 	}
 	if (access(initrd, R_OK)) {
 		fprintf(stderr, "lab: %s: no initramfs (make ARCH=%s initramfs)\n",
-			initrd, arch);
+			initrd, arch->name);
 		return -1;
 	}
 	return 0;
@@ -126,34 +120,28 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	struct argv_builder b = {};
 	char kernel[4096], initrd[4096], mac[18];
 	char cmdline[2048];
-	int arm = !strcmp(node->arch, "arm64");
+	struct arch_desc arch;
 	int i, len;
 
-	if (qemu_images(o, node->arch, kernel, initrd, sizeof(kernel)))
+	if (arch_load(o->top, node->arch, &arch) ||
+	    qemu_images(o, &arch, kernel, initrd, sizeof(kernel)))
 		return NULL;
 
-	/* configs/{common,ARCH}.cmdline, compiled in by the Makefile. */
+	/* configs/common.cmdline and arch/ARCH.conf's, then the agent's. */
 	len = snprintf(cmdline, sizeof(cmdline), "%s lab.run=agent lab.node=%s",
-		       arm ? LAB_CMDLINE_ARM64 : LAB_CMDLINE_X86_64, node->name);
+		       arch.cmdline, node->name);
 	for (i = 0; i < node->nports; i++) {
 		qemu_mac(n, i, mac);
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " lab.if.%s=%s",
 				node->ports[i].ifname, mac);
 	}
 
-	if (arm) {
-		add(&b, "qemu-system-aarch64");
-		add(&b, "-M");
-		add(&b, "virt");
+	add(&b, "%s", arch.qemu);
+	add(&b, "-M");
+	add(&b, "%s", arch.machine);
+	if (arch.cpu[0]) {
 		add(&b, "-cpu");
-		/* A plain v8.0 core: nothing extra for TCG to emulate. */
-		add(&b, "cortex-a57");
-	} else {
-		add(&b, "qemu-system-x86_64");
-		add(&b, "-M");
-		add(&b, "pc");
-		add(&b, "-cpu");
-		add(&b, "max");
+		add(&b, "%s", arch.cpu);
 	}
 	add(&b, "-accel");
 	add(&b, "%s", o->accel);

@@ -5,9 +5,11 @@
 
 #include <stdio.h>
 
+#include "arch.h"
 #include "topo.h"
 
 struct qemu_opts {
+	const char *top;	/* the project: arch/NAME.conf, configs/common.cmdline */
 	const char *build;	/* build/ folder: build/ARCH/{kernel,initramfs.cpio} */
 	const char *run_dir;	/* sockets, logs and captures go here */
 	const char *accel;	/* tcg or kvm */
@@ -26,7 +28,7 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 		   char *buf, size_t size);
 
 /* Kernel image and initramfs of ARCH; 0, or -1 naming what is missing. */
-int qemu_images(const struct qemu_opts *o, const char *arch,
+int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
 		char *kernel, char *initrd, size_t size);
 
 /*
