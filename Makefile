@@ -2,43 +2,45 @@
 #
 # netns-lab: the one entry point.  `make help` lists the targets.
 #
-# ARCH picks the guest architecture (x86_64 or arm64); everything built for
+# ARCH picks the guest architecture (arch/ARCH.conf); everything built for
 # it lands in build/$(ARCH)/.  The patched kernel tree in build/linux is
 # shared by both arches; objects are kept apart with O=.
 
-ARCH ?= x86_64
 topo ?= bridge
 DEBUG ?= 0
 ACCEL ?= tcg
 V ?= 0
 
 TOP := $(CURDIR)
+
+# An arch is one file, arch/$(ARCH).conf (see arch/x86_64.conf).  The
+# default is the first that builds with the host's own gcc.
+ARCHES := $(basename $(notdir $(wildcard arch/*.conf)))
+arch_get = $(shell sed -n 's/^$(2)=//p' arch/$(1).conf | paste -sd' ')
+ifeq ($(origin ARCH),undefined)
+ARCH := $(firstword $(foreach a,$(ARCHES),$(if $(call arch_get,$(a),cross_compile),,$(a))))
+endif
+ifeq ($(filter $(ARCH),$(ARCHES)),)
+$(error ARCH=$(ARCH) is not supported: use one of $(ARCHES) (an arch is a file arch/NAME.conf))
+endif
+KARCH := $(call arch_get,$(ARCH),kernel_arch)
+CROSS_COMPILE := $(call arch_get,$(ARCH),cross_compile)
+
 BUILD := $(TOP)/build
 B := $(BUILD)/$(ARCH)
 KSRC := $(BUILD)/linux
 # A debug kernel (DEBUG=1) keeps its objects apart from the normal one.
 KOBJ ?= $(B)/kernel$(if $(filter 1,$(DEBUG)),-debug)
+KIMAGE := $(KOBJ)/$(call arch_get,$(ARCH),kernel_image$(if $(filter 1,$(DEBUG)),_debug))
 TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 NPROC := $(shell nproc)
 
-ifeq ($(ARCH),x86_64)
-KARCH := x86_64
-CROSS_COMPILE :=
-# vmlinux, not bzImage: QEMU enters it through PVH (configs/x86_64.config).
-# A KASAN kernel resets at once when entered that way, so the debug kernel
-# boots the usual bzImage.
-KIMAGE := $(KOBJ)/$(if $(filter 1,$(DEBUG)),arch/x86/boot/bzImage,vmlinux)
-else ifeq ($(ARCH),arm64)
-KARCH := arm64
-CROSS_COMPILE := aarch64-linux-gnu-
-KIMAGE := $(KOBJ)/arch/arm64/boot/Image
-else
-$(error ARCH=$(ARCH) is not supported: use ARCH=x86_64 or ARCH=arm64)
-endif
-
 # ccache keys on paths relative to the clone, so a fresh clone (CI) reuses
-# the objects of an earlier one on the same machine.
-CCACHE := $(shell command -v ccache 2>/dev/null)
+# the objects of an earlier one on the same machine.  Looked up when a
+# recipe runs, not when this file is read: on a new machine `make deps`
+# installs ccache after that, and a kernel built without it is rebuilt in
+# full by the next make that finds it (kbuild sees CC change).
+CCACHE = $(shell command -v ccache 2>/dev/null)
 export CCACHE_BASEDIR := $(TOP)
 export CCACHE_NOHASHDIR := true
 export CCACHE_SLOPPINESS := time_macros,include_file_mtime,include_file_ctime
@@ -51,7 +53,7 @@ export KBUILD_BUILD_HOST := netns-lab
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
-KMAKE := $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
+KMAKE = $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
 	-j$(NPROC) --no-print-directory $(if $(filter 1,$(V)),V=1,quiet=quiet_) \
 	$(if $(CCACHE),CC="ccache $(CROSS_COMPILE)gcc" HOSTCC="ccache gcc")
 
@@ -67,7 +69,7 @@ ktap_close = set -- $$(awk -f tools/ktap-count.awk $(1)); \
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
-	lab-images host-tools fuzz checkpatch series-check check unit l2 l3ns \
+	lab-images host-tools argv golden fuzz checkpatch series-check check unit l2 l3ns \
 	stress-l3 bench-boot bench-build bench-lab bench-l3 clean distclean FORCE
 
 help:
@@ -78,6 +80,7 @@ help:
 	@echo '  make topo=bridge shell     boot the lab and keep it up: NODE: COMMAND at the prompt'
 	@echo '  make topo=bridge graph     the topology as DOT (and PNG with graphviz)'
 	@echo '  make topo=bridge lint      validate one topology file; make lint: all of topo/'
+	@echo '  make topo=bridge argv      the QEMU command line of every node, nothing booted'
 	@echo '  make check                 everything the project promises, both arches (CI)'
 	@echo
 	@echo 'Pieces:'
@@ -86,6 +89,7 @@ help:
 	@echo '  make kernel                configure and build the kernel for ARCH'
 	@echo '  make initramfs             the guest userland for ARCH'
 	@echo '  make unit                  host-side unit tests only'
+	@echo '  make golden                rewrite tests/lab-argv (expected lab argv output) after a change'
 	@echo '  make checkpatch            checkpatch --strict on every patch of the series'
 	@echo '  make series-check          build the kernel after every patch, both arches, and with L3 off'
 	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
@@ -101,7 +105,7 @@ help:
 	@echo '  make distclean             remove build/ entirely'
 	@echo
 	@echo 'Variables:'
-	@echo '  ARCH=x86_64|arm64          guest architecture (default x86_64)'
+	@echo '  ARCH=NAME                  guest arch, one of: $(ARCHES) (default $(ARCH); arch/NAME.conf)'
 	@echo '  DEBUG=1                    add configs/debug.config (lockdep, KASAN, kmemleak)'
 	@echo '  ACCEL=tcg|kvm              QEMU accelerator (default tcg; kvm only on request)'
 	@echo '  topo=NAME|PATH             topo/NAME.topo, or any topology file'
@@ -112,7 +116,7 @@ help:
 # ---------------------------------------------------------------- set-up
 
 deps:
-	@tools/deps.sh
+	@DEPS_ARCHES="$(ARCH)" tools/deps.sh
 
 # ---------------------------------------------------------------- kernel
 
@@ -132,7 +136,7 @@ tree: $(TREE_STAMP)
 
 toolchain:
 	@command -v $(CROSS_COMPILE)gcc >/dev/null || { \
-		echo "netns-lab: $(CROSS_COMPILE)gcc not found: the $(ARCH) build needs it$(if $(CROSS_COMPILE), (apt-get install gcc-aarch64-linux-gnu, or make deps))" >&2; exit 1; }
+		echo "netns-lab: $(CROSS_COMPILE)gcc not found: the $(ARCH) build needs it$(if $(CROSS_COMPILE), (apt-get install $(call arch_get,$(ARCH),cross_packages), or make deps))" >&2; exit 1; }
 
 $(KOBJ)/.config: $(FRAGMENTS) tools/check-config.sh $(TREE_STAMP) | toolchain
 	@echo "  CONFIG  $(ARCH): tinyconfig + $(notdir $(FRAGMENTS))"
@@ -249,17 +253,12 @@ RUNS := $(B)/runs
 # The host launcher (tools/lab): parses topologies, boots and wires guests.
 LAB := $(BUILD)/host/lab
 LAB_SRCS := $(wildcard tools/lab/*.c)
-# The guests' kernel command lines come from configs/*.cmdline, the same
-# files tools/boot-guest.sh reads.
-cmdline = $(shell grep -hv '^\#' configs/common.cmdline configs/$(1).cmdline | xargs)
-
-$(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h) $(wildcard configs/*.cmdline)
+# The launcher reads arch/*.conf and configs/common.cmdline at run time,
+# from this clone.
+$(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      lab (host)"
-	@gcc -O2 -Wall -Wextra -Werror \
-		-DLAB_CMDLINE_X86_64='"$(call cmdline,x86_64)"' \
-		-DLAB_CMDLINE_ARM64='"$(call cmdline,arm64)"' \
-		-o $@ $(filter %.c,$^)
+	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $@ $(filter %.c,$^)
 
 host-tools: $(LAB)
 
@@ -289,6 +288,20 @@ LINT_FILES = $(if $(filter command line,$(origin topo)),$(TOPO_FILE),$(wildcard 
 lint: $(LAB)
 	@$(LAB) lint -a $(ARCH) $(LINT_FILES)
 	@echo "  LINT    $(LINT_FILES): no errors"
+
+# The QEMU command lines `lab run` would use, and their golden copies:
+# tests/lab-argv/NAME.ARCH.argv for every shipped topology and every arch.  The host tests compare them; after a
+# deliberate change, `make golden` rewrites them (review the diff).
+argv: $(LAB)
+	@$(LAB) argv -a $(ARCH) $(TOPO_FILE)
+
+golden: $(LAB)
+	@rm -rf $(BUILD)/lab-argv && mkdir -p $(BUILD)/lab-argv tests/lab-argv
+	@for f in topo/*.topo; do for a in $(ARCHES); do \
+		$(LAB) argv -a $$a $$f >$(BUILD)/lab-argv/$$(basename $$f .topo).$$a.argv || exit 2; \
+	done; done
+	@rm -f tests/lab-argv/*.argv && mv $(BUILD)/lab-argv/*.argv tests/lab-argv/
+	@echo "  GOLDEN  tests/lab-argv: $$(ls tests/lab-argv | wc -l) files"
 
 graph: $(LAB)
 	@mkdir -p $(BUILD)/graphs

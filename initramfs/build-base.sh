@@ -18,11 +18,11 @@ arch=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 
-case $arch in
-x86_64) debarch=amd64 triplet=x86_64-linux-gnu ;;
-arm64)  debarch=arm64 triplet=aarch64-linux-gnu ;;
-*) die "unknown ARCH '$arch' (x86_64 or arm64)" ;;
-esac
+# shellcheck source=tools/arch.sh
+. "$top/tools/arch.sh"
+arch_check "$arch" "$prog" || exit 2
+debarch=$(arch_get "$arch" debian_arch)
+triplet=$(arch_get "$arch" triplet)
 
 debs=$top/build/debs/$arch
 work=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-initramfs.XXXXXX")

@@ -5,20 +5,45 @@
 # subtests are the suites; the last line counts every test of every suite:
 # "N passed, N failed, N skipped".  Exit 0 only if nothing failed.
 #
-# CHECK_ARCHES (default "x86_64 arm64") limits the guest arches.
+# CHECK_ARCHES (default: the arches whose arch/NAME.conf says default=yes)
+# picks the guest arches; CHECK_LIST=1 prints the suites and runs none.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-arches=${CHECK_ARCHES:-x86_64 arm64}
+# shellcheck source=tools/arch.sh
+. tools/arch.sh
+arches=${CHECK_ARCHES:-$(arch_defaults)}
+for a in $arches; do
+	arch_check "$a" check || exit 1
+done
 accel=${ACCEL:-tcg}
 out=build/check
 mkdir -p "$out"
 
-# Shipped topologies that take the lab's default arch run once per arch;
-# those that pin arches node by node (mixed) run once, after all builds.
-per_arch_topos="bridge router lan nicns"
-pinned_topos="mixed l3ns"
+make -s --no-print-directory host-tools >"$out/host-tools.log" 2>&1 ||
+	{ echo "check: building the launcher failed:" >&2; cat "$out/host-tools.log" >&2; exit 1; }
+
+# Shipped topologies are found, not listed.  One that takes the lab's
+# default arch runs once per arch; one whose nodes all pin their arch
+# (the same `lab arches` whatever -a says) runs once, after the builds, if
+# every arch it needs is checked.
+per_arch_topos=() pinned_topos=()
+for f in topo/*.topo; do
+	needs=$(build/host/lab arches -a "${arches%% *}" "$f" | xargs)
+	pinned=1
+	for a in $(arch_all); do
+		[ "$(build/host/lab arches -a "$a" "$f" | xargs)" = "$needs" ] || pinned=
+	done
+	if [ -z "$pinned" ]; then
+		per_arch_topos+=("$(basename "$f" .topo)")
+		continue
+	fi
+	for a in $needs; do
+		[[ " $arches " == *" $a "* ]] || continue 2
+	done
+	pinned_topos+=("$(basename "$f" .topo)")
+done
 
 suites=(host-unit)
 first=1
@@ -27,14 +52,16 @@ for arch in $arches; do
 	[ -z "$first" ] || suites+=(checkpatch)
 	first=
 	suites+=("l2-$arch" "l3ns-$arch" "reliability-$arch" "lab-reliability-$arch")
-	for t in $per_arch_topos; do
+	for t in "${per_arch_topos[@]}"; do
 		suites+=("topo-$t-$arch")
 	done
 done
-if [ "$arches" = "x86_64 arm64" ]; then
-	for t in $pinned_topos; do
-		suites+=("topo-$t")
-	done
+for t in "${pinned_topos[@]}"; do
+	suites+=("topo-$t")
+done
+if [ -n "${CHECK_LIST:-}" ]; then
+	printf '%s\n' "${suites[@]}"
+	exit 0
 fi
 
 passed=0 failed=0 skipped=0 n=0
@@ -57,10 +84,7 @@ build() {
 }
 
 image() {
-	case $1 in
-	x86_64) echo "build/x86_64/kernel/vmlinux" ;;
-	arm64) echo "build/arm64/kernel/arch/arm64/boot/Image" ;;
-	esac
+	arch_image "$1"
 }
 
 # run_suite NAME CMD...: CMD prints a KTAP document; it becomes a subtest
@@ -94,10 +118,13 @@ lab_reliability_suite() {
 }
 
 # topo_suite FILE ARCH: the launcher's own KTAP, without its closing line
-# (the closing line of check counts everything).
+# (the closing line of check counts everything).  ARCH is -a; every arch
+# the topology needs must have built.
 topo_suite() {
-	local file=$1 arch=$2
-	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
+	local file=$1 arch=$2 a
+	for a in $(build/host/lab arches -a "$arch" "$file"); do
+		[ "${built[$a]:-1}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $a"; return; }
+	done
 	# 128 MiB per guest: the shipped labs must pass with half the default.
 	LAB_SERIES_HASH=$series build/host/lab run -a "$arch" -b "$top/build" -k "$accel" -m 128 "$file" |
 		grep -v '^[0-9]* passed, [0-9]* failed'
@@ -110,8 +137,6 @@ reliability_suite() {
 }
 
 series=$(cat patches/series patches/*.patch | sha256sum | cut -c1-16)
-make -s --no-print-directory host-tools >"$out/host-tools.log" 2>&1 ||
-	{ echo "check: building the launcher failed:" >&2; cat "$out/host-tools.log" >&2; exit 1; }
 
 echo "KTAP version 1"
 echo "1..${#suites[@]}"
@@ -138,7 +163,7 @@ for suite in "${suites[@]}"; do
 		run_suite "$suite" topo_suite "topo/${t%-*}.topo" "${t##*-}"
 		;;
 	topo-*)
-		run_suite "$suite" topo_suite "topo/${suite#topo-}.topo" x86_64
+		run_suite "$suite" topo_suite "topo/${suite#topo-}.topo" "${arches%% *}"
 		;;
 	esac
 done

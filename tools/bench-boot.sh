@@ -10,17 +10,16 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 runs=${RUNS:-5}
-arches=${BENCH_ARCHES:-x86_64 arm64}
+# shellcheck source=tools/arch.sh
+. "$top/tools/arch.sh"
+arches=${BENCH_ARCHES:-$(arch_defaults)}
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '%-8s %10s %14s %14s %10s\n' arch runs first-line/s exit/s initrd/KiB
 for arch in $arches; do
 	make -s --no-print-directory ARCH="$arch" kernel initramfs >/dev/null
-	case $arch in
-	x86_64) kernel=build/x86_64/kernel/vmlinux ;;
-	arm64) kernel=build/arm64/kernel/arch/arm64/boot/Image ;;
-	esac
+	kernel=$(arch_image "$arch")
 	initrd=build/$arch/initramfs.cpio
 	first=() total=()
 	for i in $(seq "$runs"); do

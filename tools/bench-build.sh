@@ -11,7 +11,9 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-arches=${BENCH_ARCHES:-x86_64 arm64}
+# shellcheck source=tools/arch.sh
+. "$top/tools/arch.sh"
+arches=${BENCH_ARCHES:-$(arch_defaults)}
 last=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series | tail -n 1)
 [ -n "$last" ] || { echo "bench-build: patches/series is empty" >&2; exit 2; }
 

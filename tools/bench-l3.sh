@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench-l3.sh: the cost of L3 network namespaces, measured side by side in
-# one run (ARCH, default x86_64).  Inside one guest, TCP request/response
-# rate and stream throughput, and UDP request/response rate over a
-# connected socket and with sendto() from an unbound one (the server
+# one run (ARCH, default: the first default arch).  Inside one guest,
+# TCP request/response rate and stream throughput, and UDP
+# request/response rate over a connected socket and with sendto() from
+# an unbound one (the server
 # answering with sendto() to the source), all from tools/bench/tcpbench,
 # from an unconfined client to a server that is
 #   (a) unconfined, (b) inside an L3 namespace, (c) inside a network
@@ -18,7 +19,10 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-arch=${ARCH:-x86_64}
+# shellcheck source=tools/arch.sh
+. "$top/tools/arch.sh"
+arch=${ARCH:-$(arch_defaults | cut -d' ' -f1)}
+arch_check "$arch" bench-l3 || exit 1
 accel=${ACCEL:-tcg}
 boots=${BOOTS:-2}
 tree=$top/build/linux
@@ -26,10 +30,7 @@ work=$top/build/bench-l3
 die() { echo "bench-l3: $*" >&2; exit 1; }
 
 image() {	# image KOBJ
-	case $arch in
-	x86_64) echo "$1/vmlinux" ;;
-	arm64) echo "$1/arch/arm64/boot/Image" ;;
-	esac
+	echo "$1/$(arch_get "$arch" kernel_image)"
 }
 
 echo "  BUILD   series kernel and initramfs ($arch)"

@@ -13,7 +13,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 runs=${RUNS:-3}
-arches=${BENCH_ARCHES:-x86_64 arm64}
+# shellcheck source=tools/arch.sh
+. "$top/tools/arch.sh"
+arches=${BENCH_ARCHES:-$(arch_defaults)}
 lab=build/host/lab
 out=build/bench-lab
 mkdir -p "$out"

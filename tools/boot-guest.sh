@@ -42,18 +42,13 @@ arch=$1 kernel=$2 initrd=$3 payload=$4 run=$5
 [ -r "$kernel" ] || die "$kernel: no kernel image (make kernel ARCH=$arch)"
 [ -r "$initrd" ] || die "$initrd: no initramfs (make initramfs ARCH=$arch)"
 
-case $arch in
-x86_64)
-	qemu=qemu-system-x86_64
-	machine=(-M pc -cpu max)
-	;;
-arm64)
-	qemu=qemu-system-aarch64
-	# cortex-a57: a plain v8.0 core, nothing extra for TCG to emulate.
-	machine=(-M virt -cpu cortex-a57)
-	;;
-*) die "unknown ARCH '$arch' (x86_64 or arm64)" ;;
-esac
+# shellcheck source=tools/arch.sh
+. "$(dirname "$0")/arch.sh"
+arch_check "$arch" "$prog" || exit 2
+qemu=$(arch_get "$arch" qemu)
+machine=(-M "$(arch_get "$arch" machine)")
+cpu=$(arch_get "$arch" cpu)
+[ -z "$cpu" ] || machine+=(-cpu "$cpu")
 command -v $qemu >/dev/null || die "$qemu not found (make deps)"
 case $accel in
 tcg) ;;
@@ -65,7 +60,7 @@ mkdir -p "$run"
 rm -f "$run"/wire*.sock "$run/console.log"
 macs=(52:54:00:6c:61:01 52:54:00:6c:61:02)
 configs=$(cd "$(dirname "$0")/../configs" && pwd)
-cmdline="$(grep -hv '^#' "$configs/common.cmdline" "$configs/$arch.cmdline" | xargs) lab.run=$payload${extra:+ $extra}"
+cmdline="$(grep -hv '^#' "$configs/common.cmdline" | xargs) $(arch_get "$arch" cmdline) lab.run=$payload${extra:+ $extra}"
 cmdline+=" lab.if.eth1=${macs[0]} lab.if.eth2=${macs[1]}"
 wire() {	# wire ID LOCAL REMOTE
 	echo "dgram,id=$1,local.type=unix,local.path=$run/$2,remote.type=unix,remote.path=$run/$3"

@@ -2,18 +2,36 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # deps.sh: install the Debian packages netns-lab needs, or, without root,
-# say in one message which ones to install.  arm64 guest packages come
-# through multiarch, so dpkg must know the arm64 architecture.
+# say in one message which ones to install.  Each arch (arch/NAME.conf)
+# adds its cross compiler and QEMU packages; foreign guest packages come
+# through multiarch, so dpkg must know each foreign Debian architecture.
+# The arches are the default ones and those named in DEPS_ARCHES.
 set -euo pipefail
 
 prog=deps
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tools/arch.sh
+. "$top/tools/arch.sh"
+# shellcheck disable=SC2046,SC2086 # lists of names, split on purpose
+mapfile -t arches < <(printf '%s\n' $(arch_defaults) ${DEPS_ARCHES:-} | awk '!seen[$0]++')
+for a in "${arches[@]}"; do
+	arch_check "$a" "$prog" || exit 1
+done
+
 # NETNS_LAB_PACKAGES replaces the list (the unit tests use it).
 default_packages=(
-	linux-source-6.1 gcc make libc6-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-	qemu-system-x86 qemu-system-arm busybox-static socat iproute2
+	linux-source-6.1 gcc make libc6-dev busybox-static socat iproute2
 	flex bison bc libelf-dev libssl-dev cpio ccache xz-utils kmod git util-linux procps
 	python3 python3-ply python3-git
 )
+foreign=()
+native=$(dpkg --print-architecture)
+for a in "${arches[@]}"; do
+	# shellcheck disable=SC2207 # package lists split at spaces
+	default_packages+=($(arch_get "$a" cross_packages) $(arch_get "$a" qemu_package))
+	d=$(arch_get "$a" debian_arch)
+	[ "$d" = "$native" ] || dpkg --print-foreign-architectures | grep -qx "$d" || foreign+=("$d")
+done
 read -r -a packages <<<"${NETNS_LAB_PACKAGES:-${default_packages[*]}}"
 
 missing=()
@@ -21,21 +39,22 @@ for p in "${packages[@]}"; do
 	dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
 		missing+=("$p")
 done
-need_arm64=
-dpkg --print-foreign-architectures | grep -qx arm64 || need_arm64=1
-
-[ ${#missing[@]} -gt 0 ] || [ -n "$need_arm64" ] || exit 0
+[ ${#missing[@]} -gt 0 ] || [ ${#foreign[@]} -gt 0 ] || exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
 	msg="$prog: missing:"
-	[ -n "$need_arm64" ] && msg+=" the arm64 architecture (sudo dpkg --add-architecture arm64);"
+	for d in "${foreign[@]}"; do
+		msg+=" the $d architecture (sudo dpkg --add-architecture $d);"
+	done
 	[ ${#missing[@]} -gt 0 ] && msg+=" packages ${missing[*]} (sudo apt-get update && sudo apt-get install ${missing[*]})"
 	echo "$msg" >&2
 	exit 1
 fi
 
-echo "  DEPS    installing: ${missing[*]}${need_arm64:+ (and adding the arm64 architecture)}"
-[ -z "$need_arm64" ] || dpkg --add-architecture arm64
+echo "  DEPS    installing: ${missing[*]}${foreign[*]:+ (and adding the architectures ${foreign[*]})}"
+for d in "${foreign[@]}"; do
+	dpkg --add-architecture "$d"
+done
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q=2 || { echo "$prog: apt-get update failed" >&2; exit 1; }
 if [ ${#missing[@]} -gt 0 ]; then

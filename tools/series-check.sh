@@ -11,7 +11,9 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-arches=${SERIES_ARCHES:-x86_64 arm64}
+# shellcheck source=tools/arch.sh
+. "$top/tools/arch.sh"
+arches=${SERIES_ARCHES:-$(arch_defaults)}
 tree=$top/build/linux
 work=$top/build/series-check
 mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# stress-l3.sh: make stress-l3.  Boots one ARCH guest (default x86_64) on
-# the DEBUG=1 kernel (KASAN, lockdep, kmemleak), whatever DEBUG says, and
+# stress-l3.sh: make stress-l3.  Boots one ARCH guest (default: the
+# first default arch) on the DEBUG=1 kernel (KASAN, lockdep, kmemleak),
+# whatever DEBUG says, and
 # runs tests/guest/stress-l3.sh in it: STRESS_CYCLES (default 1000) lives
 # of an L3 namespace, STRESS_WORKERS (default 4) at a time, on
 # STRESS_CPUS (default 2) vCPUs so that they really overlap.  Prints the
@@ -16,7 +17,9 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-arch=${ARCH:-x86_64}
+# shellcheck source=tools/arch.sh
+. "$top/tools/arch.sh"
+arch=${ARCH:-$(arch_defaults | cut -d' ' -f1)}
 accel=${ACCEL:-tcg}
 cycles=${STRESS_CYCLES:-1000}
 workers=${STRESS_WORKERS:-4}
@@ -38,13 +41,9 @@ number STRESS_CPUS "$cpus" 1 8
 # bounds every step itself, this only ends a guest that hangs.
 timeout=${STRESS_TIMEOUT:-$((900 + 4 * cycles))}
 
-# The images make DEBUG=1 builds (the Makefile's KIMAGE): x86_64 boots the
-# bzImage, because a KASAN kernel does not survive the PVH entry.
-case $arch in
-x86_64) image=build/$arch/kernel-debug/arch/x86/boot/bzImage ;;
-arm64) image=build/$arch/kernel-debug/arch/arm64/boot/Image ;;
-*) die "ARCH=$arch is not supported: use ARCH=x86_64 or ARCH=arm64" ;;
-esac
+# The image make DEBUG=1 builds (kernel_image_debug in arch/ARCH.conf).
+arch_check "$arch" stress-l3 || exit 2
+image=$(arch_image "$arch" debug)
 
 echo "  BUILD   debug kernel and initramfs ($arch)"
 make -s --no-print-directory ARCH="$arch" DEBUG=1 kernel initramfs || die "build failed"

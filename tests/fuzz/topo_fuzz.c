@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = fmemopen((void *)data, size, "r");
 	err = fopen("/dev/null", "w");
 	if (in && err) {
-		topo_parse_stream(&t, in, "fuzz.topo", "x86_64", err);
+		topo_parse_stream(&t, in, "fuzz.topo", "x86_64", "arm64 x86_64", err);
 		topo_free(&t);
 	}
 	if (in)

@@ -140,7 +140,7 @@ test_boot_guest_bad_input() {
 	rc=0
 	err=$("$top/tools/boot-guest.sh" sparc "$d/kernel" "$d/initrd" l2 "$d/run" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for ARCH=sparc"
-	grep -q "unknown ARCH 'sparc'" <<<"$err"
+	grep -q "unknown arch 'sparc'" <<<"$err"
 	rc=0
 	err=$("$top/tools/boot-guest.sh" x86_64 "$d/nokernel" "$d/initrd" l2 "$d/run" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status without a kernel"
@@ -197,10 +197,86 @@ test_shipped_topologies_lint() {
 	"$lab" lint "$top"/topo/*.topo
 }
 
+# `lab help` lists every verb; `lab VERB --help` and `lab help VERB` print
+# that verb's usage on stdout, exit 0; an unknown verb is named, exit 2.
+test_lab_help() {
+	local verb all out rc
+	all=$("$lab" help) || fail "lab help: exit $?"
+	for verb in lint arches graph run shell help; do
+		grep -q "lab $verb " <<<"$all" || fail "lab help does not list $verb"
+		out=$("$lab" "$verb" --help) || fail "lab $verb --help: exit $?"
+		expect_eq "usage: lab $verb" "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" "lab $verb --help"
+		out=$("$lab" help "$verb") || fail "lab help $verb: exit $?"
+		expect_eq "usage: lab $verb" "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" "lab help $verb"
+	done
+	"$lab" run --help | grep -q -- "-t SECONDS  boot timeout" || fail "lab run --help lists no options"
+	rc=0
+	out=$("$lab" frob x.topo 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for an unknown verb"
+	expect_eq "lab: unknown verb 'frob'" "$(head -n 1 <<<"$out")" "unknown verb message"
+	rc=0
+	out=$("$lab" help frob 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status of lab help for an unknown verb"
+	expect_eq "lab: help: unknown verb 'frob'" "$out" "lab help unknown verb message"
+}
+
+# `lab argv` prints, for every shipped topology and every arch (those
+# with a configs/ARCH.cmdline), exactly the QEMU command lines in
+# tests/lab-argv/NAME.ARCH.argv; no golden file is left without its topology.
+test_lab_argv_golden() {
+	local f a name golden bad=0
+	for f in "$top"/topo/*.topo; do
+		name=$(basename "$f" .topo)
+		for a in $(ls "$top"/configs/*.cmdline | xargs -n1 basename | sed 's/\.cmdline$//' | grep -vx common); do
+			golden=$top/tests/lab-argv/$name.$a.argv
+			if [ ! -f "$golden" ]; then
+				echo "$name.$a.argv missing: make golden writes it"
+				bad=1
+			elif ! diff -u "$golden" <(cd "$top" && "$lab" argv -a "$a" "topo/$name.topo"); then
+				echo "lab argv -a $a topo/$name.topo differs from tests/lab-argv/$name.$a.argv (make golden after a deliberate change)"
+				bad=1
+			fi
+		done
+	done
+	for golden in "$top"/tests/lab-argv/*.argv; do
+		name=$(basename "$golden" .argv)
+		[ -f "$top/topo/${name%.*}.topo" ] || { echo "$(basename "$golden"): no topo/${name%.*}.topo"; bad=1; }
+	done
+	[ $bad -eq 0 ]
+}
+
+# An arch is one file: with arch/toy.conf next to the others, the launcher
+# knows the arch, boots it with that file's QEMU, machine and command
+# line, and names it among the known ones; without it, toy is refused.
+test_arch_is_one_file() {
+	local d out rc known
+	d=$(scratch)
+	known=$(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//' | xargs)
+	mkdir -p "$d/arch" "$d/configs"
+	cp "$top"/arch/*.conf "$d/arch/"
+	cp "$top/configs/common.cmdline" "$d/configs/"
+	printf '%s\n' qemu=qemu-system-toy machine=toyboard kernel_image=Image \
+		cross_compile=toy-linux-gnu- cmdline=console=ttyTOY0 >"$d/arch/toy.conf"
+	printf 'node a arch=toy\nnode b\nlink a:eth1 b:eth1\n' >"$d/toy.topo"
+	out=$(LAB_TOP=$d "$lab" argv "$d/toy.topo") || fail "lab argv with arch/toy.conf: exit $?"
+	expect_eq "qemu-system-toy" "$(sed -n 2p <<<"$out" | cut -d' ' -f1)" "QEMU of node a"
+	grep -q -- "-M toyboard" <<<"$out" || fail "no -M toyboard: $out"
+	grep -q "console=ttyTOY0 lab.run=agent lab.node=a" <<<"$out" || fail "toy's cmdline missing: $out"
+	grep -q "^# b (x86_64)" <<<"$out" || fail "node b did not get the native default arch: $out"
+	rc=0
+	out=$("$lab" lint "$d/toy.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "lint exit status without arch/toy.conf"
+	expect_eq "$d/toy.topo:1: unknown arch 'toy' (one of: $known)" "$out" "lint message"
+	rc=0
+	out=$(LAB_TOP=$d "$lab" lint -a sparc "$d/toy.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for -a sparc"
+	expect_eq "lab: unknown arch 'sparc' (one of: $(printf '%s\n' $known toy | sort | xargs))" "$out" "-a message"
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 12
+ktap_header 15
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -213,3 +289,6 @@ ktap_run "make names a bad ARCH and a missing cross compiler" test_make_bad_arch
 ktap_run "topology errors: FILE:LINE for every error (golden files)" test_topology_golden_errors
 ktap_run "topology file that does not exist: named, nothing built" test_topology_missing_file
 ktap_run "every shipped topology passes lint" test_shipped_topologies_lint
+ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_lab_help
+ktap_run "lab argv prints the QEMU lines in tests/lab-argv (golden files)" test_lab_argv_golden
+ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file

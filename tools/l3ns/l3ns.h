@@ -27,7 +27,7 @@
 
 #define L3NS_DIR	"/run/l3ns"
 
-/* Errors go to stderr as "l3ns: WHAT: REASON"; commands return 1 then. */
+/* error.c: stderr gets "l3ns: WHAT: REASON"; commands return 1 then. */
 int l3ns_error(const char *what, int err);
 int l3ns_fail(const char *what, const char *reason);
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* l3ns: the command line (see usage()). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +19,6 @@ static const char usage_text[] =
 "An L3 namespace shares its parent's devices and routes, uses only the IPv4\n"
 "addresses the parent assigns it (l3ns addr add), and has no network admin\n"
 "rights.  NAME is pinned at " L3NS_DIR "/NAME.\n";
-
-int l3ns_error(const char *what, int err)
-{
-	fprintf(stderr, "l3ns: %s: %s\n", what, strerror(err));
-	return 1;
-}
-
-int l3ns_fail(const char *what, const char *reason)
-{
-	fprintf(stderr, "l3ns: %s: %s\n", what, reason);
-	return 1;
-}
 
 /* A usage error is one line too; the whole text comes with no arguments. */
 static int usage(const char *why)

@@ -1,18 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lab: the topology launcher.
- *
- *   lab lint   [-a ARCH] FILE...     validate, print every error, exit 2 on any
- *   lab arches [-a ARCH] FILE        the guest arches FILE needs, one a line
- *   lab graph  [-a ARCH] FILE        the topology in Graphviz DOT
- *   lab run    [options] FILE        boot the lab, run its tests, print KTAP
- *   lab shell  [options] FILE        boot the lab and take commands from stdin
- *
- * run/shell options: -a ARCH (default arch of the nodes), -b BUILD (the
- * build folder), -r RUNDIR (default BUILD/runs/NAME-TIMESTAMP), -k ACCEL
- * (tcg or kvm), -c (pcap capture per NIC), -t SECONDS (boot timeout),
- * -m MIB (memory of every node whose line has no mem=; default 256),
- * -d (boot the debug kernels of make DEBUG=1).
+ * lab: the topology launcher.  Its verbs (lint, arches, graph, run, shell)
+ * are described in verbs[] below; `lab help` prints them.
  *
  * Exit: 0 all passed, 1 a test failed, 2 the lab failed (bad file, missing
  * image, boot failure, panic, timeout, signal).
@@ -28,21 +17,103 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "run.h"
 #include "topo.h"
 
+/* One entry per verb: `lab help VERB` and `lab VERB --help` print it. */
+struct verb {
+	const char *name, *synopsis, *help;
+};
+
+static const char run_options[] =
+	"  -a ARCH     arch of the nodes whose line names none (an arch/ARCH.conf)\n"
+	"  -b BUILD    the build folder (default build)\n"
+	"  -r RUNDIR   run folder (default BUILD/runs/NAME-TIMESTAMP-PID)\n"
+	"  -k ACCEL    tcg (default) or kvm\n"
+	"  -c          capture every NIC's frames to RUNDIR/NODE-NIC.pcap\n"
+	"  -t SECONDS  boot timeout of every node (default 120)\n"
+	"  -m MIB      memory of every node whose line has no mem= (64 to 4096)\n"
+	"  -d          boot the debug kernels of make DEBUG=1\n"
+	"Exit: 0 all passed, 1 a test failed, 2 the lab failed (bad file, missing\n"
+	"image, boot failure, panic, timeout, signal).\n";
+
+static const struct verb verbs[] = {
+	{ "lint", "lint [-a ARCH] FILE...",
+	  "Validate topology files; print every error as FILE:LINE: message.\n"
+	  "Exit 2 on any error.\n" },
+	{ "arches", "arches [-a ARCH] FILE",
+	  "Print the guest arches FILE needs, one a line.\n" },
+	{ "graph", "graph [-a ARCH] FILE",
+	  "Print the topology as a Graphviz graph (dot -Tsvg).\n" },
+	{ "run", "run [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS] [-m MIB] [-d] FILE",
+	  "Boot every node of FILE, run its setup lines and tests, print KTAP\n"
+	  "(also to RUNDIR/results.ktap), stop the nodes.\n" },
+	{ "shell", "shell [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS] [-m MIB] [-d] FILE",
+	  "Boot every node of FILE and run its setup lines, then read commands:\n"
+	  "`NODE: COMMAND` runs COMMAND on NODE, `console NODE` attaches to its\n"
+	  "serial console (Ctrl-] detaches), `nodes` lists the nodes, `quit` or\n"
+	  "end of input stops the lab.\n" },
+	{ "argv", "argv [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-m MIB] [-d] FILE",
+	  "Print the QEMU command line of every node of FILE, as `lab run` would\n"
+	  "start it, without building or booting anything; the run folder is\n"
+	  "RUNDIR unless -r names one.  tests/lab-argv holds the expected output\n"
+	  "for every shipped topology and arch.\n" },
+	{ "help", "help [VERB]", "Print the usage of VERB, or of every verb.\n" },
+};
+
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
+
+static const struct verb *find_verb(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NVERBS; i++)
+		if (!strcmp(verbs[i].name, name))
+			return &verbs[i];
+	return NULL;
+}
+
+static void print_synopses(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < NVERBS; i++)
+		fprintf(f, "%s lab %s\n", i ? "      " : "usage:", verbs[i].synopsis);
+	fprintf(f, "`lab help VERB` or `lab VERB --help` describes one.\n");
+}
+
+static int verb_help(const struct verb *v)
+{
+	printf("usage: lab %s\n%s", v->synopsis, v->help);
+	if (!strcmp(v->name, "run") || !strcmp(v->name, "shell") || !strcmp(v->name, "argv"))
+		printf("Options:\n%s", run_options);
+	return 0;
+}
+
+static int help(int argc, char **argv)
+{
+	const struct verb *v;
+
+	if (argc < 1) {
+		print_synopses(stdout);
+		return 0;
+	}
+	v = find_verb(strcmp(argv[0], "--help") && strcmp(argv[0], "-h") ? argv[0] : "help");
+	if (!v) {
+		fprintf(stderr, "lab: help: unknown verb '%s'\n", argv[0]);
+		return 2;
+	}
+	return verb_help(v);
+}
+
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: lab lint [-a ARCH] FILE...\n"
-		"       lab arches [-a ARCH] FILE\n"
-		"       lab graph [-a ARCH] FILE\n"
-		"       lab run|shell [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS]\n"
-		"                     [-m MIB] [-d] FILE\n");
+	print_synopses(stderr);
 	exit(2);
 }
 
-static int lint(int argc, char **argv, const char *arch)
+static int lint(int argc, char **argv, const char *arch, const char *known)
 {
 	struct topo *t = malloc(sizeof(*t));
 	int i, errors = 0;
@@ -50,7 +121,7 @@ static int lint(int argc, char **argv, const char *arch)
 	if (!t)
 		return 2;
 	for (i = 0; i < argc; i++) {
-		errors += topo_parse(t, argv[i], arch, stderr);
+		errors += topo_parse(t, argv[i], arch, known, stderr);
 		topo_free(t);
 	}
 	free(t);
@@ -98,6 +169,23 @@ static void graph(const struct topo *t)
 	printf("}\n");
 }
 
+static int print_argvs(const struct topo *t, struct qemu_opts *o)
+{
+	char **argv;
+	int i;
+
+	o->dry_run = 1;
+	for (i = 0; i < t->nnodes; i++) {
+		argv = qemu_argv(t, i, o);
+		if (!argv)
+			return 2;
+		printf("%s# %s (%s)\n", i ? "\n" : "", t->nodes[i].name, t->nodes[i].arch);
+		qemu_argv_print(stdout, argv);
+		qemu_argv_free(argv);
+	}
+	return 0;
+}
+
 /* build/runs/NAME-YYYYmmdd-HHMMSS-PID, NAME being the file's base name. */
 static void default_run_dir(char *buf, size_t size, const char *build, const char *path)
 {
@@ -135,6 +223,7 @@ static int mkdir_p(const char *path)
 static void write_reproduce(const struct topo *t, const struct run_opts *o)
 {
 	char path[4096], line[256];
+	struct arch_desc arch;
 	FILE *f, *in;
 	int i, j;
 
@@ -157,9 +246,9 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o)
 			fprintf(f, "# kernel %s: %s", t->nodes[i].arch, line);
 		if (in)
 			fclose(in);
-		snprintf(path, sizeof(path), "%s --version",
-			 strcmp(t->nodes[i].arch, "arm64") ? "qemu-system-x86_64" :
-							     "qemu-system-aarch64");
+		if (arch_load(o->qemu.top, t->nodes[i].arch, &arch))
+			continue;
+		snprintf(path, sizeof(path), "%s --version", arch.qemu);
 		in = popen(path, "r");
 		if (in && fgets(line, sizeof(line), in))
 			fprintf(f, "# %s", line);
@@ -169,18 +258,52 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o)
 	fclose(f);
 }
 
+/* lab run and lab shell: the run folder, its reproduce file, the run. */
+static int run_in_folder(const struct topo *t, struct run_opts *o, const char *run_dir)
+{
+	char dir[3072], path[4096];
+	int rc;
+
+	if (!run_dir) {
+		default_run_dir(dir, sizeof(dir), o->qemu.build, t->path);
+		run_dir = dir;
+	}
+	o->qemu.run_dir = run_dir;
+	if (mkdir_p(run_dir)) {
+		fprintf(stderr, "lab: %s: %s\n", run_dir, strerror(errno));
+		return 2;
+	}
+	write_reproduce(t, o);
+	snprintf(path, sizeof(path), "%s/results.ktap", run_dir);
+	o->results = fopen(path, "w");
+	fprintf(stderr, "lab: run folder %s\n", run_dir);
+	rc = lab_run(t, o);
+	if (o->results)
+		fclose(o->results);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct run_opts o = { .qemu = { .build = "build", .accel = "tcg" },
 			      .boot_timeout_s = 120 };
-	const char *cmd, *arch = "x86_64", *run_dir = NULL;
-	char dir[3072], path[4096];
+	const char *cmd, *arch = NULL, *run_dir = NULL;
+	char known[1024], native[ARCH_NAME_MAX];
 	struct topo *t;
 	int opt, rc, i, mem = 0;
 
 	if (argc < 2)
 		usage();
 	cmd = argv[1];
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+		return help(argc - 2, argv + 2);
+	if (!find_verb(cmd)) {
+		fprintf(stderr, "lab: unknown verb '%s'\n", cmd);
+		usage();
+	}
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return verb_help(find_verb(cmd));
 	optind = 2;
 	while ((opt = getopt(argc, argv, "a:b:r:k:ct:m:d")) != -1) {
 		switch (opt) {
@@ -195,8 +318,15 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (strcmp(arch, "x86_64") && strcmp(arch, "arm64")) {
-		fprintf(stderr, "lab: unknown arch '%s' (x86_64 or arm64)\n", arch);
+	o.qemu.top = getenv("LAB_TOP") ?: LAB_TOP;
+	if (arch_names(o.qemu.top, known, sizeof(known)) ||
+	    arch_native(o.qemu.top, known, native, sizeof(native))) {
+		fprintf(stderr, "lab: %s/arch: no usable NAME.conf\n", o.qemu.top);
+		return 2;
+	}
+	arch = arch ?: native;
+	if (!topo_arch_known(known, arch)) {
+		fprintf(stderr, "lab: unknown arch '%s' (one of: %s)\n", arch, known);
 		return 2;
 	}
 	if (strcmp(o.qemu.accel, "tcg") && strcmp(o.qemu.accel, "kvm")) {
@@ -204,14 +334,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(cmd, "lint"))
-		return optind < argc ? lint(argc - optind, argv + optind, arch) : (usage(), 2);
+		return optind < argc ? lint(argc - optind, argv + optind, arch, known) : (usage(), 2);
 	if (optind != argc - 1)
 		usage();
 
 	t = malloc(sizeof(*t));
 	if (!t)
 		return 2;
-	if (topo_parse(t, argv[optind], arch, stderr)) {
+	if (topo_parse(t, argv[optind], arch, known, stderr)) {
 		topo_free(t);
 		free(t);
 		return 2;
@@ -228,25 +358,12 @@ int main(int argc, char **argv)
 		arches(t);
 	} else if (!strcmp(cmd, "graph")) {
 		graph(t);
+	} else if (!strcmp(cmd, "argv")) {
+		o.qemu.run_dir = run_dir ?: "RUNDIR";
+		rc = print_argvs(t, &o.qemu);
 	} else if (!strcmp(cmd, "run") || !strcmp(cmd, "shell")) {
 		o.shell = !strcmp(cmd, "shell");
-		if (!run_dir) {
-			default_run_dir(dir, sizeof(dir), o.qemu.build, argv[optind]);
-			run_dir = dir;
-		}
-		o.qemu.run_dir = run_dir;
-		if (mkdir_p(run_dir)) {
-			fprintf(stderr, "lab: %s: %s\n", run_dir, strerror(errno));
-			rc = 2;
-		} else {
-			write_reproduce(t, &o);
-			snprintf(path, sizeof(path), "%s/results.ktap", run_dir);
-			o.results = fopen(path, "w");
-			fprintf(stderr, "lab: run folder %s\n", run_dir);
-			rc = lab_run(t, &o);
-			if (o.results)
-				fclose(o.results);
-		}
+		rc = run_in_folder(t, &o, run_dir);
 	} else {
 		usage();
 	}

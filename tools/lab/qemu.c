@@ -33,27 +33,23 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 	snprintf(buf, size, "%s/w%d.hub%d.sock", o->run_dir, wire, member);
 }
 
-int qemu_images(const struct qemu_opts *o, const char *arch,
+int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
 		char *kernel, char *initrd, size_t size)
 {
-	/*
-	 * x86_64 boots vmlinux through its PVH entry (no decompression), except
-	 * the debug kernel: KASAN does not survive that entry.
-	 */
-	const char *image = !strcmp(arch, "arm64") ? "arch/arm64/boot/Image" :
-			    o->debug ? "arch/x86/boot/bzImage" : "vmlinux";
-
-	snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch,
-		 o->debug ? "-debug" : "", image);
-	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch);
+	snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch->name,
+		 o->debug ? "-debug" : "",
+		 o->debug ? arch->kernel_image_debug : arch->kernel_image);
+	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch->name);
+	if (o->dry_run)
+		return 0;
 	if (access(kernel, R_OK)) {
 		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s%s kernel)\n",
-			kernel, arch, o->debug ? " DEBUG=1" : "");
+			kernel, arch->name, o->debug ? " DEBUG=1" : "");
 		return -1;
 	}
 	if (access(initrd, R_OK)) {
 		fprintf(stderr, "lab: %s: no initramfs (make ARCH=%s initramfs)\n",
-			initrd, arch);
+			initrd, arch->name);
 		return -1;
 	}
 	return 0;
@@ -87,40 +83,65 @@ static void add(struct argv_builder *b, const char *fmt, ...)
 	b->v[b->n] = NULL;
 }
 
+/* One virtio NIC per port, on its wire's unix socket (and its pcap). */
+static void add_nics(struct argv_builder *b, const struct topo *t, int n,
+		     const struct qemu_opts *o)
+{
+	const struct topo_node *node = &t->nodes[n];
+	char mac[18], local[4096], remote[4096];
+	int i;
+
+	for (i = 0; i < node->nports; i++) {
+		const struct topo_port *p = &node->ports[i];
+		const struct topo_wire *w = &t->wires[p->wire];
+
+		qemu_mac(n, i, mac);
+		qemu_wire_path(o, p->wire, p->member, local, sizeof(local));
+		if (w->is_lan)
+			qemu_hub_path(o, p->wire, p->member, remote, sizeof(remote));
+		else
+			qemu_wire_path(o, p->wire, !p->member, remote, sizeof(remote));
+		add(b, "-netdev");
+		add(b, "dgram,id=n%d,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
+		    i, local, remote);
+		add(b, "-device");
+		add(b, "virtio-net-pci,netdev=n%d,mac=%s", i, mac);
+		if (o->capture) {
+			add(b, "-object");
+			add(b, "filter-dump,id=cap%d,netdev=n%d,file=%s/%s-%s.pcap",
+			    i, i, o->run_dir, node->name, p->ifname);
+		}
+	}
+}
+
 char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 {
 	const struct topo_node *node = &t->nodes[n];
 	struct argv_builder b = {};
-	char kernel[4096], initrd[4096], mac[18], local[4096], remote[4096];
+	char kernel[4096], initrd[4096], mac[18];
 	char cmdline[2048];
-	int arm = !strcmp(node->arch, "arm64");
+	struct arch_desc arch;
 	int i, len;
 
-	if (qemu_images(o, node->arch, kernel, initrd, sizeof(kernel)))
+	if (arch_load(o->top, node->arch, &arch) ||
+	    qemu_images(o, &arch, kernel, initrd, sizeof(kernel)))
 		return NULL;
 
-	/* configs/{common,ARCH}.cmdline, compiled in by the Makefile. */
+	/* configs/common.cmdline and arch/ARCH.conf's, then the agent's. */
 	len = snprintf(cmdline, sizeof(cmdline), "%s lab.run=agent lab.node=%s",
-		       arm ? LAB_CMDLINE_ARM64 : LAB_CMDLINE_X86_64, node->name);
+		       arch.cmdline, node->name);
 	for (i = 0; i < node->nports; i++) {
 		qemu_mac(n, i, mac);
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " lab.if.%s=%s",
 				node->ports[i].ifname, mac);
 	}
 
-	if (arm) {
-		add(&b, "qemu-system-aarch64");
-		add(&b, "-M");
-		add(&b, "virt");
+	add(&b, "%s", arch.qemu);
+	add(&b, "-M");
+	add(&b, "%s", arch.machine);
+	if (arch.cpu[0]) {
 		add(&b, "-cpu");
-		/* A plain v8.0 core: nothing extra for TCG to emulate. */
-		add(&b, "cortex-a57");
-	} else {
-		add(&b, "qemu-system-x86_64");
-		add(&b, "-M");
-		add(&b, "pc");
-		add(&b, "-cpu");
-		add(&b, "max");
+		add(&b, "%s", arch.cpu);
 	}
 	add(&b, "-accel");
 	add(&b, "%s", o->accel);
@@ -156,27 +177,7 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	add(&b, "-device");
 	add(&b, "virtserialport,chardev=ctl,name=lab.ctl");
 
-	for (i = 0; i < node->nports; i++) {
-		const struct topo_port *p = &node->ports[i];
-		const struct topo_wire *w = &t->wires[p->wire];
-
-		qemu_mac(n, i, mac);
-		qemu_wire_path(o, p->wire, p->member, local, sizeof(local));
-		if (w->is_lan)
-			qemu_hub_path(o, p->wire, p->member, remote, sizeof(remote));
-		else
-			qemu_wire_path(o, p->wire, !p->member, remote, sizeof(remote));
-		add(&b, "-netdev");
-		add(&b, "dgram,id=n%d,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
-		    i, local, remote);
-		add(&b, "-device");
-		add(&b, "virtio-net-pci,netdev=n%d,mac=%s", i, mac);
-		if (o->capture) {
-			add(&b, "-object");
-			add(&b, "filter-dump,id=cap%d,netdev=n%d,file=%s/%s-%s.pcap",
-			    i, i, o->run_dir, node->name, p->ifname);
-		}
-	}
+	add_nics(&b, t, n, o);
 	return b.v;
 }
 
@@ -187,4 +188,34 @@ void qemu_argv_free(char **argv)
 	for (a = argv; a && *a; a++)
 		free(*a);
 	free(argv);
+}
+
+static void print_word(FILE *f, const char *w)
+{
+	const char *c;
+
+	if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789-_./:=,+@%") == strlen(w)) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (c = w; *c; c++)
+		if (*c == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*c, f);
+	fputc('\'', f);
+}
+
+void qemu_argv_print(FILE *f, char **argv)
+{
+	int i;
+
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			fputs(argv[i][0] == '-' ? " \\\n    " : " ", f);
+		print_word(f, argv[i]);
+	}
+	fputc('\n', f);
 }

@@ -3,14 +3,19 @@
 #ifndef LAB_QEMU_H
 #define LAB_QEMU_H
 
+#include <stdio.h>
+
+#include "arch.h"
 #include "topo.h"
 
 struct qemu_opts {
+	const char *top;	/* the project: arch/NAME.conf, configs/common.cmdline */
 	const char *build;	/* build/ folder: build/ARCH/{kernel,initramfs.cpio} */
 	const char *run_dir;	/* sockets, logs and captures go here */
 	const char *accel;	/* tcg or kvm */
 	int capture;		/* write a pcap per NIC */
 	int debug;		/* boot the DEBUG=1 kernels (build/ARCH/kernel-debug) */
+	int dry_run;		/* name the images without requiring them (lab argv) */
 };
 
 /* The MAC of NIC PORT of node NODE: a function of the topology alone. */
@@ -23,7 +28,7 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 		   char *buf, size_t size);
 
 /* Kernel image and initramfs of ARCH; 0, or -1 naming what is missing. */
-int qemu_images(const struct qemu_opts *o, const char *arch,
+int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
 		char *kernel, char *initrd, size_t size);
 
 /*
@@ -32,5 +37,12 @@ int qemu_images(const struct qemu_opts *o, const char *arch,
  */
 char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o);
 void qemu_argv_free(char **argv);
+
+/*
+ * ARGV as one shell command, each option on a line with its value, every
+ * word that needs it in single quotes: what `lab argv` prints and what a
+ * run folder's `reproduce` holds.
+ */
+void qemu_argv_print(FILE *f, char **argv);
 
 #endif

@@ -15,7 +15,33 @@ struct run_opts {
 	FILE *results;		/* a copy of the KTAP output, or NULL */
 };
 
-/* 0 all passed, 1 a test failed, 2 the lab itself failed. */
+struct lab;
+
+/*
+ * Starts every node's QEMU and the lan hubs (command lines appended to
+ * RUN_DIR/reproduce); NULL, with the reason on stderr, if one could not be
+ * started, and nothing left running.
+ */
+struct lab *lab_start(const struct topo *t, const struct run_opts *o);
+/* Waits for every agent, then runs the setup lines; -1 if the lab failed. */
+int lab_setup(struct lab *l);
+/*
+ * Runs CMD on node N; returns its status, -1 if it timed out (and was
+ * killed), -2 if the node is gone or the lab failed.
+ */
+int lab_command(struct lab *l, int n, const char *cmd, int timeout_s);
+/* The output of node N's last command, or NULL. */
+const char *lab_output(const struct lab *l, int n);
+/* Why the lab failed (a node panicked, a signal, ...), or NULL. */
+const char *lab_failure(const struct lab *l);
+/* Stops every QEMU and frees L. */
+void lab_stop(struct lab *l);
+
+/*
+ * The whole run: start, setup, tests (or the shell), stop, with KTAP on
+ * stdout and in o->results.  0 all passed, 1 a test failed, 2 the lab
+ * itself failed.
+ */
 int lab_run(const struct topo *t, const struct run_opts *o);
 
 #endif

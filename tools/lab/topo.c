@@ -28,6 +28,7 @@ struct parser {
 	int errors;
 	int line;
 	int cur_node;		/* node whose setup lines may follow, or -1 */
+	const char *arches;	/* the known arches, space-separated */
 	/* endpoints as written, resolved in the second pass */
 	char ep_node[TOPO_MAX_WIRES][TOPO_MAX_MEMBERS][TOPO_NAME_MAX];
 	char test_node[TOPO_MAX_TESTS][TOPO_NAME_MAX];
@@ -182,8 +183,8 @@ static void parse_node(struct parser *p, char *rest)
 		}
 		*eq++ = '\0';
 		if (!strcmp(w, "arch")) {
-			if (strcmp(eq, "x86_64") && strcmp(eq, "arm64"))
-				error_at(p, p->line, "unknown arch '%s' (x86_64 or arm64)", eq);
+			if (!topo_arch_known(p->arches, eq))
+				error_at(p, p->line, "unknown arch '%s' (one of: %s)", eq, p->arches);
 			else
 				snprintf(n->arch, sizeof(n->arch), "%s", eq);
 		} else if (!strcmp(w, "mem")) {
@@ -465,8 +466,21 @@ static void resolve(struct parser *p)
 	}
 }
 
+int topo_arch_known(const char *arches, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = arches;
+
+	while (len && (p = strstr(p, name))) {
+		if ((p == arches || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
 int topo_parse(struct topo *t, const char *path, const char *default_arch,
-	       FILE *err)
+	       const char *arches, FILE *err)
 {
 	FILE *f = fopen(path, "r");
 	int errors;
@@ -477,7 +491,7 @@ int topo_parse(struct topo *t, const char *path, const char *default_arch,
 		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
 		return 1;
 	}
-	errors = topo_parse_stream(t, f, path, default_arch, err);
+	errors = topo_parse_stream(t, f, path, default_arch, arches, err);
 	fclose(f);
 	return errors;
 }
@@ -521,7 +535,7 @@ static void add_mtu_setup(struct topo *t)
 }
 
 int topo_parse_stream(struct topo *t, FILE *f, const char *path,
-		      const char *default_arch, FILE *err)
+		      const char *default_arch, const char *arches, FILE *err)
 {
 	struct parser *p;
 	char *line = NULL;
@@ -537,6 +551,7 @@ int topo_parse_stream(struct topo *t, FILE *f, const char *path,
 	}
 	p->t = t;
 	p->cur_node = -1;
+	p->arches = arches;
 	while (getline(&line, &cap, f) >= 0) {
 		p->line++;
 		parse_line(p, line);

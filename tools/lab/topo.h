@@ -28,7 +28,7 @@ struct topo_setup {		/* one setup line: its own shell command */
 
 struct topo_node {
 	char name[TOPO_NAME_MAX];
-	char arch[8];		/* "" until defaulted: x86_64 or arm64 */
+	char arch[16];		/* "" until defaulted: an arch/NAME.conf */
 	int mem_mib;
 	int mem_given;		/* mem= was in the file */
 	int cpus;
@@ -72,15 +72,19 @@ struct topo {
 };
 
 /*
- * Parses and validates PATH into *t; nodes without arch= get DEFAULT_ARCH.
- * Every error is printed to ERR as "PATH:LINE: message" (not only the
+ * Parses and validates PATH into *t; nodes without arch= get DEFAULT_ARCH,
+ * arch= must name one of ARCHES (topo_arch_known).  Every error is printed to ERR as "PATH:LINE: message" (not only the
  * first); returns the number of errors.
  */
 int topo_parse(struct topo *t, const char *path, const char *default_arch,
-	       FILE *err);
+	       const char *arches, FILE *err);
 /* The same for an open stream; PATH only names it in messages. */
 int topo_parse_stream(struct topo *t, FILE *f, const char *path,
-		      const char *default_arch, FILE *err);
+		      const char *default_arch, const char *arches, FILE *err);
+
+/* Whether NAME is one of ARCHES, a space-separated list of arch names. */
+int topo_arch_known(const char *arches, const char *name);
+
 void topo_free(struct topo *t);
 /* Index of the node called NAME, or -1. */
 int topo_find_node(const struct topo *t, const char *name);

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest lifecycle: start each node's QEMU, notice when one exits (and
+ * whether it panicked), wait for every agent's READY, stop them all.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int guest_spawn(struct lab *l, int n, FILE *reproduce)
+{
+	const struct topo_node *node = &l->t->nodes[n];
+	char **argv = qemu_argv(l->t, n, &l->o->qemu);
+	char path[4096];
+	pid_t parent = getpid();
+	int fd;
+
+	if (!argv)
+		return -1;
+	qemu_argv_print(reproduce, argv);
+
+	snprintf(path, sizeof(path), "%s/%s.qemu.log", l->o->qemu.run_dir, node->name);
+	l->nodes[n].pid = fork();
+	if (l->nodes[n].pid < 0) {
+		perror("lab: fork");
+		qemu_argv_free(argv);
+		return -1;
+	}
+	if (l->nodes[n].pid == 0) {
+		/* QEMU must not outlive the launcher, however it ends. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		close(0);
+		open("/dev/null", O_RDONLY);
+		signal(SIGINT, SIG_IGN);	/* the launcher decides when */
+		execvp(argv[0], argv);
+		fprintf(stderr, "lab: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	qemu_argv_free(argv);
+	return 0;
+}
+
+/* The first "Kernel panic" line of a node's console, or "". */
+static void guest_panic_line(struct lab *l, int n, char *buf, size_t size)
+{
+	char path[4096], *p;
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s.console.log", l->o->qemu.run_dir,
+		 l->t->nodes[n].name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(buf, size, f)) {
+		p = strstr(buf, "Kernel panic");
+		if (p) {
+			memmove(buf, p, strlen(p) + 1);
+			buf[strcspn(buf, "\r\n")] = '\0';
+			fclose(f);
+			return;
+		}
+	}
+	buf[0] = '\0';
+	fclose(f);
+}
+
+void guests_reap(struct lab *l)
+{
+	char why[512];
+	int status, n;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (n = 0; n < l->t->nnodes; n++)
+			if (l->nodes[n].pid == pid)
+				break;
+		if (n == l->t->nnodes)
+			continue;
+		l->nodes[n].pid = 0;
+		if (l->stopping)
+			continue;
+		guest_panic_line(l, n, why, sizeof(why));
+		if (why[0])
+			lab_fail(l, "node %s panicked: %s (see %s.console.log)",
+				 l->t->nodes[n].name, why, l->t->nodes[n].name);
+		else
+			lab_fail(l, "node %s: QEMU exited with status %d (see %s.qemu.log)",
+				 l->t->nodes[n].name,
+				 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+				 l->t->nodes[n].name);
+	}
+}
+
+int guests_wait_ready(struct lab *l)
+{
+	long deadline = lab_now_ms() + l->o->boot_timeout_s * 1000L;
+	int n, waiting;
+
+	for (;;) {
+		waiting = -1;
+		for (n = 0; n < l->t->nnodes; n++)
+			if (!l->nodes[n].ready) {
+				waiting = n;
+				break;
+			}
+		if (waiting < 0)
+			return 0;
+		if (l->failure[0])
+			return -1;
+		if (lab_now_ms() > deadline) {
+			lab_fail(l, "node %s did not come up within %ds (see %s.console.log)",
+				 l->t->nodes[waiting].name, l->o->boot_timeout_s,
+				 l->t->nodes[waiting].name);
+			return -1;
+		}
+		lab_pump(l, 100);
+	}
+}
+
+void guests_stop(struct lab *l)
+{
+	long deadline;
+	int n, alive;
+
+	l->stopping = 1;
+	for (n = 0; n < l->t->nnodes; n++)
+		if (l->nodes[n].pid)
+			kill(l->nodes[n].pid, SIGTERM);
+	deadline = lab_now_ms() + 3000;
+	do {
+		alive = 0;
+		guests_reap(l);
+		for (n = 0; n < l->t->nnodes; n++)
+			alive |= l->nodes[n].pid != 0;
+		if (alive)
+			usleep(20000);
+	} while (alive && lab_now_ms() < deadline);
+	for (n = 0; n < l->t->nnodes; n++)
+		if (l->nodes[n].pid) {
+			kill(l->nodes[n].pid, SIGKILL);
+			waitpid(l->nodes[n].pid, NULL, 0);
+			l->nodes[n].pid = 0;
+		}
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The launcher's run-time state, shared by the files of one job each:
+ * hub.c (wires and lan hubs), ctl.c (the control channel to each agent),
+ * guest.c (QEMU processes: start, reap, panic, stop), shell.c (lab shell)
+ * and run.c (the event loop, setup, tests and their KTAP).
+ */
+#ifndef LAB_INTERNAL_H
+#define LAB_INTERNAL_H
+
+#include <stdio.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include "proto.h"
+#include "run.h"
+
+struct node_rt {
+	pid_t pid;		/* QEMU, 0 once reaped */
+	int ctl;		/* control socket, -1 until connected */
+	char in[PROTO_MAX_LINE + 65536];
+	size_t inlen;
+	int ready, busy, status;
+	char *out;		/* output of the command in flight */
+	size_t outlen;
+	int next_setup;		/* setup lines sent so far */
+	int setup_failed;	/* line of the failed setup command, or 0 */
+};
+
+struct hub {			/* a lan: one socket per member, on our side */
+	int wire;
+	int fd[TOPO_MAX_MEMBERS];
+	struct sockaddr_un peer[TOPO_MAX_MEMBERS];
+	int n;
+};
+
+struct lab {
+	const struct topo *t;
+	const struct run_opts *o;
+	struct node_rt *nodes;
+	struct hub *hubs;
+	int nhubs;
+	int stopping;		/* QEMU exits are expected from now on */
+	char failure[1024];	/* why the lab failed, "" while it has not */
+};
+
+/* run.c */
+long lab_now_ms(void);
+void lab_fail(struct lab *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* One round of the event loop, waiting at most MS milliseconds. */
+void lab_pump(struct lab *l, int ms);
+/* Frees L; its guests must be stopped already (lab_stop does both). */
+void lab_free(struct lab *l);
+
+/* hub.c */
+int lab_sock_path(struct sockaddr_un *sa, const char *path);
+int hubs_open(struct lab *l);
+void hub_relay(struct hub *h, int from);
+
+/* ctl.c */
+void ctl_connect(struct lab *l, int n);
+void ctl_parse(struct lab *l, int n);
+int ctl_send(int fd, const void *buf, size_t len);
+int ctl_start(struct lab *l, int n, const char *cmd);
+
+/* guest.c */
+int guest_spawn(struct lab *l, int n, FILE *reproduce);
+void guests_reap(struct lab *l);
+int guests_wait_ready(struct lab *l);
+void guests_stop(struct lab *l);
+
+/* shell.c */
+void lab_shell(struct lab *l);
+
+#endif
