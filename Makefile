@@ -31,7 +31,8 @@ B := $(BUILD)/$(ARCH)
 KSRC := $(BUILD)/linux
 # A debug kernel (DEBUG=1) keeps its objects apart from the normal one.
 KOBJ ?= $(B)/kernel$(if $(filter 1,$(DEBUG)),-debug)
-KIMAGE := $(KOBJ)/$(call arch_get,$(ARCH),kernel_image$(if $(filter 1,$(DEBUG)),_debug))
+# The debug kernel boots kernel_image_debug, or kernel_image without one.
+KIMAGE := $(KOBJ)/$(or $(if $(filter 1,$(DEBUG)),$(call arch_get,$(ARCH),kernel_image_debug)),$(call arch_get,$(ARCH),kernel_image))
 TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 NPROC := $(shell nproc)
 
@@ -273,15 +274,15 @@ lab-images: $(LAB)
 	@for a in $$($(LAB) arches -a $(ARCH) $(TOPO_FILE)); do \
 		$(MAKE) -s --no-print-directory ARCH=$$a DEBUG=$(DEBUG) kernel initramfs || exit 2; done
 
-LAB_DEBUG := $(if $(filter 1,$(DEBUG)),-d)
+# run, shell and argv see the guests the same way.
+LAB_RUN_FLAGS := $(if $(filter 1,$(DEBUG)),-d) -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
+	$(if $(filter 1,$(capture)),-c)
 
 run: lab-images
-	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) run $(LAB_DEBUG) -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
-		$(if $(filter 1,$(capture)),-c) $(TOPO_FILE)
+	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) run $(LAB_RUN_FLAGS) $(TOPO_FILE)
 
 shell: lab-images
-	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) shell $(LAB_DEBUG) -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
-		$(if $(filter 1,$(capture)),-c) $(TOPO_FILE)
+	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) shell $(LAB_RUN_FLAGS) $(TOPO_FILE)
 
 # `make lint` checks every shipped topology, `make topo=X lint` just one.
 LINT_FILES = $(if $(filter command line,$(origin topo)),$(TOPO_FILE),$(wildcard topo/*.topo))
@@ -289,11 +290,12 @@ lint: $(LAB)
 	@$(LAB) lint -a $(ARCH) $(LINT_FILES)
 	@echo "  LINT    $(LINT_FILES): no errors"
 
-# The QEMU command lines `lab run` would use, and their golden copies:
-# tests/lab-argv/NAME.ARCH.argv for every shipped topology and every arch.  The host tests compare them; after a
-# deliberate change, `make golden` rewrites them (review the diff).
+# The QEMU command lines `make run` would use, and their golden copies:
+# tests/lab-argv/NAME.ARCH.argv for every shipped topology and every arch.
+# The host tests compare them; after a deliberate change, `make golden`
+# rewrites them (review the diff).
 argv: $(LAB)
-	@$(LAB) argv -a $(ARCH) $(TOPO_FILE)
+	@$(LAB) argv $(LAB_RUN_FLAGS) $(TOPO_FILE)
 
 golden: $(LAB)
 	@rm -rf $(BUILD)/lab-argv && mkdir -p $(BUILD)/lab-argv tests/lab-argv

@@ -21,8 +21,8 @@ top=$(dirname "$here")
 # shellcheck source=tools/arch.sh
 . "$top/tools/arch.sh"
 arch_check "$arch" "$prog" || exit 2
-debarch=$(arch_get "$arch" debian_arch)
-triplet=$(arch_get "$arch" triplet)
+debarch=$(arch_need "$arch" debian_arch "$prog") || exit 2
+triplet=$(arch_need "$arch" triplet "$prog") || exit 2
 
 debs=$top/build/debs/$arch
 work=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-initramfs.XXXXXX")

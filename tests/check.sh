@@ -28,12 +28,13 @@ make -s --no-print-directory host-tools >"$out/host-tools.log" 2>&1 ||
 # default arch runs once per arch; one whose nodes all pin their arch
 # (the same `lab arches` whatever -a says) runs once, after the builds, if
 # every arch it needs is checked.
+# A file that does not parse counts as per arch: it fails once per arch.
 per_arch_topos=() pinned_topos=()
 for f in topo/*.topo; do
-	needs=$(build/host/lab arches -a "${arches%% *}" "$f" | xargs)
-	pinned=1
+	needs=$(build/host/lab arches -a "${arches%% *}" "$f" 2>/dev/null | xargs)
+	pinned=${needs:+1}
 	for a in $(arch_all); do
-		[ "$(build/host/lab arches -a "$a" "$f" | xargs)" = "$needs" ] || pinned=
+		[ "$(build/host/lab arches -a "$a" "$f" 2>/dev/null | xargs)" = "$needs" ] || pinned=
 	done
 	if [ -z "$pinned" ]; then
 		per_arch_topos+=("$(basename "$f" .topo)")
@@ -45,7 +46,9 @@ for f in topo/*.topo; do
 	pinned_topos+=("$(basename "$f" .topo)")
 done
 
+# A topology suite's file and -a arch, by suite name (names may hold '-').
 suites=(host-unit)
+declare -A topo_file=() topo_arch=()
 first=1
 for arch in $arches; do
 	# checkpatch needs the patched tree, which the first build makes.
@@ -54,10 +57,12 @@ for arch in $arches; do
 	suites+=("l2-$arch" "l3ns-$arch" "reliability-$arch" "lab-reliability-$arch")
 	for t in "${per_arch_topos[@]}"; do
 		suites+=("topo-$t-$arch")
+		topo_file[topo-$t-$arch]=topo/$t.topo topo_arch[topo-$t-$arch]=$arch
 	done
 done
 for t in "${pinned_topos[@]}"; do
 	suites+=("topo-$t")
+	topo_file[topo-$t]=topo/$t.topo topo_arch[topo-$t]=${arches%% *}
 done
 if [ -n "${CHECK_LIST:-}" ]; then
 	printf '%s\n' "${suites[@]}"
@@ -158,12 +163,8 @@ for suite in "${suites[@]}"; do
 	lab-reliability-*)
 		run_suite "$suite" lab_reliability_suite "${suite#lab-reliability-}"
 		;;
-	topo-*-*)
-		t=${suite#topo-}
-		run_suite "$suite" topo_suite "topo/${t%-*}.topo" "${t##*-}"
-		;;
 	topo-*)
-		run_suite "$suite" topo_suite "topo/${suite#topo-}.topo" "${arches%% *}"
+		run_suite "$suite" topo_suite "${topo_file[$suite]}" "${topo_arch[$suite]}"
 		;;
 	esac
 done

@@ -42,14 +42,27 @@ arch_check() {
 
 # arch_get NAME KEY: the value of KEY (repeated keys joined by spaces).
 arch_get() {
-	sed -n "s/^$2=//p" "$arch_dir/$1.conf" | paste -sd' '
+	sed -n "s/^$2=//p" "$arch_dir/$1.conf" | tr -d '\r' | paste -sd' '
+}
+
+# arch_need NAME KEY [PROG]: arch_get, but a missing or empty KEY is an
+# error naming the file.
+arch_need() {
+	local value
+	value=$(arch_get "$1" "$2")
+	[ -n "$value" ] && { echo "$value"; return 0; }
+	echo "${3:+$3: }arch/$1.conf: no $2=" >&2
+	return 1
 }
 
 # arch_image NAME [debug]: the kernel image make builds, relative to the
-# project (make kernel, or make DEBUG=1 kernel).
+# project (make kernel, or make DEBUG=1 kernel, which boots
+# kernel_image_debug, or kernel_image when the file has none).
 arch_image() {
+	local debug_image
 	if [ "${2:-}" = debug ]; then
-		echo "build/$1/kernel-debug/$(arch_get "$1" kernel_image_debug)"
+		debug_image=$(arch_get "$1" kernel_image_debug)
+		echo "build/$1/kernel-debug/${debug_image:-$(arch_get "$1" kernel_image)}"
 	else
 		echo "build/$1/kernel/$(arch_get "$1" kernel_image)"
 	fi

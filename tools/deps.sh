@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/arch.sh
 . "$top/tools/arch.sh"
 # shellcheck disable=SC2046,SC2086 # lists of names, split on purpose
-mapfile -t arches < <(printf '%s\n' $(arch_defaults) ${DEPS_ARCHES:-} | awk '!seen[$0]++')
+mapfile -t arches < <(printf '%s\n' $(arch_defaults) ${DEPS_ARCHES:-} | awk 'NF && !seen[$0]++')
 for a in "${arches[@]}"; do
 	arch_check "$a" "$prog" || exit 1
 done
@@ -30,7 +30,8 @@ for a in "${arches[@]}"; do
 	# shellcheck disable=SC2207 # package lists split at spaces
 	default_packages+=($(arch_get "$a" cross_packages) $(arch_get "$a" qemu_package))
 	d=$(arch_get "$a" debian_arch)
-	[ "$d" = "$native" ] || dpkg --print-foreign-architectures | grep -qx "$d" || foreign+=("$d")
+	[ "$d" = "$native" ] || [[ " ${foreign[*]} " == *" $d "* ]] ||
+		dpkg --print-foreign-architectures | grep -qx "$d" || foreign+=("$d")
 done
 read -r -a packages <<<"${NETNS_LAB_PACKAGES:-${default_packages[*]}}"
 

@@ -202,7 +202,7 @@ test_shipped_topologies_lint() {
 test_lab_help() {
 	local verb all out rc
 	all=$("$lab" help) || fail "lab help: exit $?"
-	for verb in lint arches graph run shell help; do
+	for verb in lint arches graph argv run shell help; do
 		grep -q "lab $verb " <<<"$all" || fail "lab help does not list $verb"
 		out=$("$lab" "$verb" --help) || fail "lab $verb --help: exit $?"
 		expect_eq "usage: lab $verb" "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" "lab $verb --help"
@@ -220,14 +220,15 @@ test_lab_help() {
 	expect_eq "lab: help: unknown verb 'frob'" "$out" "lab help unknown verb message"
 }
 
-# `lab argv` prints, for every shipped topology and every arch (those
-# with a configs/ARCH.cmdline), exactly the QEMU command lines in
+# `lab argv` prints, for every shipped topology and every arch (each
+# arch/ARCH.conf), exactly the QEMU command lines in
 # tests/lab-argv/NAME.ARCH.argv; no golden file is left without its topology.
 test_lab_argv_golden() {
-	local f a name golden bad=0
+	local f a name golden compared=0 bad=0
 	for f in "$top"/topo/*.topo; do
 		name=$(basename "$f" .topo)
-		for a in $(ls "$top"/configs/*.cmdline | xargs -n1 basename | sed 's/\.cmdline$//' | grep -vx common); do
+		for a in $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//'); do
+			compared=$((compared + 1))
 			golden=$top/tests/lab-argv/$name.$a.argv
 			if [ ! -f "$golden" ]; then
 				echo "$name.$a.argv missing: make golden writes it"
@@ -242,6 +243,8 @@ test_lab_argv_golden() {
 		name=$(basename "$golden" .argv)
 		[ -f "$top/topo/${name%.*}.topo" ] || { echo "$(basename "$golden"): no topo/${name%.*}.topo"; bad=1; }
 	done
+	[ $compared -gt 0 ] || fail "no topology and arch to compare"
+	echo "compared $compared golden files"
 	[ $bad -eq 0 ]
 }
 
@@ -271,6 +274,23 @@ test_arch_is_one_file() {
 	out=$(LAB_TOP=$d "$lab" lint -a sparc "$d/toy.topo" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for -a sparc"
 	expect_eq "lab: unknown arch 'sparc' (one of: $(printf '%s\n' $known toy | sort | xargs))" "$out" "-a message"
+	rc=0
+	out=$(LAB_TOP=$d "$lab" lint -a "arm64 x86_64" "$d/toy.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for a list given to -a"
+	# A value that does not fit is an error naming file and key, not a
+	# shorter command line.
+	printf 'cmdline=%01100d\n' 0 >>"$d/arch/toy.conf"
+	rc=0
+	out=$(LAB_TOP=$d "$lab" argv "$d/toy.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for a command line too long"
+	expect_eq "lab: $d/arch/toy.conf: cmdline=: the command line is longer than 1023 bytes" \
+		"$out" "message for a command line too long"
+	: >"$d/arch/averyveryverylongname.conf"
+	rc=0
+	out=$(LAB_TOP=$d "$lab" lint "$d/toy.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for an arch name too long"
+	grep -q "averyveryverylongname.conf: an arch name is 1 to 15 of" <<<"$out" ||
+		fail "long arch name not named: $out"
 }
 
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1

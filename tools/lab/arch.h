@@ -20,7 +20,8 @@ struct arch_desc {
 
 /*
  * The names of every TOP/arch/NAME.conf, sorted, separated by spaces, in
- * BUF; 0, or -1 when there is none or BUF is too small.
+ * BUF; 0, or -1 with the reason on stderr (no file, a bad name, BUF too
+ * small).
  */
 int arch_names(const char *top, char *buf, size_t size);
 

@@ -258,6 +258,31 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o)
 	fclose(f);
 }
 
+/*
+ * The clone whose arch/ and configs/ describe the guests: $LAB_TOP, else
+ * the one this binary was built in (it is TOP/build/host/lab, wherever
+ * the clone has moved), else the path make compiled in.
+ */
+static const char *project_top(char *buf, size_t size)
+{
+	char arch_dir[4200], *slash;
+	ssize_t len;
+	int up;
+
+	if (getenv("LAB_TOP"))
+		return getenv("LAB_TOP");
+	len = readlink("/proc/self/exe", buf, size - 1);
+	if (len > 0) {
+		buf[len] = '\0';
+		for (up = 0; up < 3 && (slash = strrchr(buf, '/')); up++)
+			*slash = '\0';
+		snprintf(arch_dir, sizeof(arch_dir), "%s/arch", buf);
+		if (up == 3 && buf[0] && !access(arch_dir, R_OK))
+			return buf;
+	}
+	return LAB_TOP;
+}
+
 /* lab run and lab shell: the run folder, its reproduce file, the run. */
 static int run_in_folder(const struct topo *t, struct run_opts *o, const char *run_dir)
 {
@@ -288,7 +313,7 @@ int main(int argc, char **argv)
 	struct run_opts o = { .qemu = { .build = "build", .accel = "tcg" },
 			      .boot_timeout_s = 120 };
 	const char *cmd, *arch = NULL, *run_dir = NULL;
-	char known[1024], native[ARCH_NAME_MAX];
+	char known[1024], native[ARCH_NAME_MAX], top[4096];
 	struct topo *t;
 	int opt, rc, i, mem = 0;
 
@@ -318,13 +343,17 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	o.qemu.top = getenv("LAB_TOP") ?: LAB_TOP;
-	if (arch_names(o.qemu.top, known, sizeof(known)) ||
-	    arch_native(o.qemu.top, known, native, sizeof(native))) {
-		fprintf(stderr, "lab: %s/arch: no usable NAME.conf\n", o.qemu.top);
+	o.qemu.top = project_top(top, sizeof(top));
+	if (arch_names(o.qemu.top, known, sizeof(known)))
 		return 2;
+	if (!arch) {
+		if (arch_native(o.qemu.top, known, native, sizeof(native))) {
+			fprintf(stderr, "lab: no arch in %s/arch builds with the host's gcc "
+				"(cross_compile= empty): name one with -a\n", o.qemu.top);
+			return 2;
+		}
+		arch = native;
 	}
-	arch = arch ?: native;
 	if (!topo_arch_known(known, arch)) {
 		fprintf(stderr, "lab: unknown arch '%s' (one of: %s)\n", arch, known);
 		return 2;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -207,6 +208,7 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 	for (n = 0; n < t->nnodes; n++)
 		l->nodes[n].ctl = -1;
 
+	interrupted = 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
@@ -224,7 +226,7 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 		lab_free(l);
 		return NULL;
 	}
-	fprintf(reproduce, "# QEMU command lines, one per node\n");
+	fprintf(reproduce, "# QEMU command lines, one command per node\n");
 	for (n = 0; n < t->nnodes; n++)
 		if (guest_spawn(l, n, reproduce)) {
 			fclose(reproduce);
@@ -254,10 +256,21 @@ const char *lab_failure(const struct lab *l)
 
 void lab_free(struct lab *l)
 {
-	int n;
+	int n, h, m;
 
-	for (n = 0; n < l->t->nnodes; n++)
+	for (n = 0; n < l->t->nnodes; n++) {
 		free(l->nodes[n].out);
+		if (l->nodes[n].ctl >= 0)
+			close(l->nodes[n].ctl);
+	}
+	/* calloc'ed: a hub socket never opened is 0, never a socket of ours */
+	for (h = 0; h < l->nhubs; h++)
+		for (m = 0; m < l->hubs[h].n; m++)
+			if (l->hubs[h].fd[m] > 0)
+				close(l->hubs[h].fd[m]);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	free(l->nodes);
 	free(l->hubs);
 	free(l);

@@ -471,6 +471,8 @@ int topo_arch_known(const char *arches, const char *name)
 	size_t len = strlen(name);
 	const char *p = arches;
 
+	if (strchr(name, ' '))
+		return 0;
 	while (len && (p = strstr(p, name))) {
 		if ((p == arches || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
 			return 1;
