@@ -13,12 +13,14 @@ V ?= 0
 
 TOP := $(CURDIR)
 
-# An arch is one file, arch/$(ARCH).conf (see arch/x86_64.conf).  The
-# default is the first that builds with the host's own gcc.
+# An arch is one file, arch/$(ARCH).conf (see arch/x86_64.conf), read
+# through tools/arch.sh as every script reads it.  The default is the
+# first default arch, a native one when there is one.
 ARCHES := $(basename $(notdir $(wildcard arch/*.conf)))
-arch_get = $(shell sed -n 's/^$(2)=//p' arch/$(1).conf | paste -sd' ')
+arch_sh = $(shell bash -c '. tools/arch.sh && $(1)')
+arch_get = $(call arch_sh,arch_get $(1) $(2))
 ifeq ($(origin ARCH),undefined)
-ARCH := $(firstword $(foreach a,$(ARCHES),$(if $(call arch_get,$(a),cross_compile),,$(a))))
+ARCH := $(firstword $(call arch_sh,arch_defaults))
 endif
 ifeq ($(filter $(ARCH),$(ARCHES)),)
 $(error ARCH=$(ARCH) is not supported: use one of $(ARCHES) (an arch is a file arch/NAME.conf))
