@@ -67,8 +67,7 @@ FRAGMENTS := configs/common.config configs/$(ARCH).config \
 PATCHES := patches/series $(wildcard patches/*.patch)
 
 # The closing line of a KTAP file, and failure if it counts a failed test.
-ktap_close = set -- $$(awk -f tools/ktap-count.awk $(1)); \
-	echo "$$1 passed, $$2 failed, $$3 skipped"; [ $$2 -eq 0 ]
+ktap_close = tools/ktap-close.sh $(1)
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
@@ -92,7 +91,7 @@ help:
 	@echo '  make kernel                configure and build the kernel for ARCH'
 	@echo '  make initramfs             the guest userland for ARCH'
 	@echo '  make unit                  host-side unit tests only'
-	@echo '  make golden                rewrite tests/lab-argv (expected lab argv output) after a change'
+	@echo '  make golden                rewrite tests/lab-argv (expected lab argv, lab boot -n) after a change'
 	@echo '  make checkpatch            checkpatch --strict on every patch of the series'
 	@echo '  make series-check          build the kernel after every patch, both arches, and with L3 off'
 	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
@@ -300,12 +299,15 @@ argv: $(LAB)
 	@$(LAB) argv $(LAB_RUN_FLAGS) $(TOPO_FILE)
 
 golden: $(LAB)
-	@rm -rf $(BUILD)/lab-argv && mkdir -p $(BUILD)/lab-argv tests/lab-argv
-	@for f in topo/*.topo; do for a in $(ARCHES); do \
-		$(LAB) argv -a $$a $$f >$(BUILD)/lab-argv/$$(basename $$f .topo).$$a.argv || exit 2; \
-	done; done
-	@rm -f tests/lab-argv/*.argv && mv $(BUILD)/lab-argv/*.argv tests/lab-argv/
-	@echo "  GOLDEN  tests/lab-argv: $$(ls tests/lab-argv | wc -l) files"
+	@rm -rf $(BUILD)/lab-argv && mkdir -p $(BUILD)/lab-argv/boot tests/lab-argv
+	@for a in $(ARCHES); do \
+		for f in topo/*.topo; do \
+			$(LAB) argv -a $$a $$f >$(BUILD)/lab-argv/$$(basename $$f .topo).$$a.argv || exit 2; \
+		done; \
+		$(LAB) boot -n -a $$a /lab/run/l2 >$(BUILD)/lab-argv/boot/$$a.argv || exit 2; \
+	done
+	@rm -rf tests/lab-argv && mv $(BUILD)/lab-argv tests/lab-argv
+	@echo "  GOLDEN  tests/lab-argv: $$(find tests/lab-argv -name '*.argv' | wc -l) files"
 
 graph: $(LAB)
 	@mkdir -p $(BUILD)/graphs
@@ -317,28 +319,25 @@ graph: $(LAB)
 		echo "  PNG     build/graphs/$(notdir $(TOPO_FILE:.topo=)).png"; \
 	else echo "  (apt-get install graphviz for a PNG)"; fi
 
-# One-guest suites: tests/guest/l2.sh and tests/guest/l3ns.sh.  A debug
-# kernel (KASAN's shadow, lockdep) needs more memory and time, prints every
-# message, and a report from KASAN, lockdep or a WARN fails the run.
-SUITE_MEM := $(if $(filter 1,$(DEBUG)),1024,256)
-SUITE_TIMEOUT := $(if $(filter 1,$(DEBUG)),1800,600)
-SUITE_CMDLINE := $(if $(filter 1,$(DEBUG)),ignore_loglevel)
-KERNEL_SPLAT := BUG:|WARNING:|KASAN|possible circular|possible recursive|inconsistent lock|suspicious RCU
+# One-guest suites: tests/guest/l2.sh and tests/guest/l3ns.sh, booted by
+# the launcher like every lab node (lab boot), which fails the run on a
+# panic, a hang or a kernel report (BUG, WARN, KASAN, lockdep, RCU).  A
+# debug kernel (KASAN's shadow, lockdep) needs more memory and time and
+# prints every message.
+SUITE_FLAGS := -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
+	$(if $(filter 1,$(DEBUG)),-d -t 600 -m 1024 -T 1800 -e ignore_loglevel,-m 256 -T 600)
 
-l2 l3ns: kernel initramfs
-	@mkdir -p $(RUNS)
-	@tools/boot-guest.sh -a $(ACCEL) -m $(SUITE_MEM) -t $(SUITE_TIMEOUT) -c "$(SUITE_CMDLINE)" \
-		$(ARCH) $(KIMAGE) $(B)/initramfs.cpio $@ $(RUNS)/$@ | tee $(RUNS)/$@.ktap
-	@! grep -E '$(KERNEL_SPLAT)' $(RUNS)/$@/console.log || \
-		{ echo "$@: the kernel reported a problem (see $(RUNS)/$@/console.log)" >&2; exit 1; }
-	@$(call ktap_close,$(RUNS)/$@.ktap)
+l2 l3ns: kernel initramfs $(LAB)
+	@rm -rf $(RUNS)/$@
+	@$(LAB) boot $(SUITE_FLAGS) -r $(RUNS)/$@ /lab/run/$@; \
+		$(call ktap_close,$(RUNS)/$@/results.ktap)
 
 # Many short lives of L3 namespaces, several at once, always on the debug
 # kernel (tools/stress-l3.sh boots tests/guest/stress-l3.sh); its console
 # check is KERNEL_SPLAT above.  STRESS_CYCLES=N (default 1000) lives; long
 # under KASAN and TCG (not measured yet), so not part of make check.
-stress-l3: deps
-	@ARCH=$(ARCH) ACCEL=$(ACCEL) KERNEL_SPLAT='$(KERNEL_SPLAT)' tools/stress-l3.sh
+stress-l3: deps $(LAB)
+	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/stress-l3.sh
 
 unit:
 	@tests/host/run.sh | tee $(BUILD)/unit.ktap

@@ -13,6 +13,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 # shellcheck source=tools/arch.sh
 . tools/arch.sh
+# shellcheck source=tests/lib/ktap.sh
+. tests/lib/ktap.sh
 arches=${CHECK_ARCHES:-$(arch_defaults)}
 for a in $arches; do
 	arch_check "$a" check || exit 1
@@ -69,7 +71,7 @@ if [ -n "${CHECK_LIST:-}" ]; then
 	exit 0
 fi
 
-passed=0 failed=0 skipped=0 n=0
+passed=0 failed=0 skipped=0
 declare -A built=()
 
 # build ARCH: kernel and initramfs, once per arch; the log in build/check.
@@ -88,37 +90,46 @@ build() {
 	return "${built[$arch]}"
 }
 
-image() {
-	arch_image "$1"
-}
-
 # run_suite NAME CMD...: CMD prints a KTAP document; it becomes a subtest
 run_suite() {
 	local name=$1 log p f s
 	shift
-	n=$((n + 1))
 	log=$out/$name.ktap
 	"$@" 2>&1 | tee "$log" | sed 's/^/  /'
 	read -r p f s < <(awk -f tools/ktap-count.awk "$log")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -eq 0 ]; then
-		echo "ok $n $name"
+		ktap_result ok "$name"
 	else
-		echo "not ok $n $name"
+		ktap_result fail "$name"
 	fi
 }
 
-# guest_suite PAYLOAD ARCH: a one-guest suite (tests/guest/PAYLOAD.sh)
+# require_builds ARCH...: whether every ARCH built; if not, a suite's whole KTAP
+# document says which did not.
+require_builds() {
+	local a
+	for a in "$@"; do
+		[ "${built[$a]:-1}" -eq 0 ] && continue
+		ktap_header 1
+		ktap_result fail "build for $a"
+		return 1
+	done
+}
+
+# guest_suite PAYLOAD ARCH: a one-guest suite (tests/guest/PAYLOAD.sh),
+# its KTAP as the guest prints it; the launcher's "Bail out!" (a panic, a
+# kernel report) fails it.
 guest_suite() {
 	local payload=$1 arch=$2
-	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
-	tools/boot-guest.sh -a "$accel" -t 600 "$arch" "$(image "$arch")" \
-		"build/$arch/initramfs.cpio" "$payload" "build/$arch/runs/$payload"
+	require_builds "$arch" || return
+	build/host/lab boot -a "$arch" -b "$top/build" -k "$accel" -T 600 \
+		-r "build/$arch/runs/$payload" "/lab/run/$payload"
 }
 
 lab_reliability_suite() {
 	local arch=$1
-	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
+	require_builds "$arch" || return
 	tests/host/lab-reliability.sh "$arch"
 }
 
@@ -126,10 +137,9 @@ lab_reliability_suite() {
 # (the closing line of check counts everything).  ARCH is -a; every arch
 # the topology needs must have built.
 topo_suite() {
-	local file=$1 arch=$2 a
-	for a in $(build/host/lab arches -a "$arch" "$file"); do
-		[ "${built[$a]:-1}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $a"; return; }
-	done
+	local file=$1 arch=$2
+	# shellcheck disable=SC2046 # arch names
+	require_builds $(build/host/lab arches -a "$arch" "$file") || return
 	# 128 MiB per guest: the shipped labs must pass with half the default.
 	LAB_SERIES_HASH=$series build/host/lab run -a "$arch" -b "$top/build" -k "$accel" -m 128 "$file" |
 		grep -v '^[0-9]* passed, [0-9]* failed'
@@ -137,14 +147,13 @@ topo_suite() {
 
 reliability_suite() {
 	local arch=$1
-	[ "${built[$arch]}" -eq 0 ] || { echo "KTAP version 1"; echo "1..1"; echo "not ok 1 build for $arch"; return; }
-	tests/host/reliability.sh "$arch" "$(image "$arch")" "build/$arch/initramfs.cpio"
+	require_builds "$arch" || return
+	tests/host/reliability.sh "$arch"
 }
 
 series=$(cat patches/series patches/*.patch | sha256sum | cut -c1-16)
 
-echo "KTAP version 1"
-echo "1..${#suites[@]}"
+ktap_header ${#suites[@]}
 for suite in "${suites[@]}"; do
 	case $suite in
 	host-unit) run_suite "$suite" tests/host/run.sh ;;
@@ -168,5 +177,5 @@ for suite in "${suites[@]}"; do
 		;;
 	esac
 done
-echo "$passed passed, $failed failed, $skipped skipped"
+ktap_closing $passed $failed $skipped
 [ "$failed" -eq 0 ]

@@ -18,8 +18,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '%-8s %10s %14s %14s %10s\n' arch runs first-line/s exit/s initrd/KiB
 for arch in $arches; do
-	make -s --no-print-directory ARCH="$arch" kernel initramfs >/dev/null
-	kernel=$(arch_image "$arch")
+	make -s --no-print-directory ARCH="$arch" kernel initramfs host-tools >/dev/null
 	initrd=build/$arch/initramfs.cpio
 	first=() total=()
 	for i in $(seq "$runs"); do
@@ -27,8 +26,8 @@ for arch in $arches; do
 		t_first=
 		while IFS= read -r line; do
 			[ -n "$t_first" ] || t_first=$EPOCHREALTIME
-		done < <(tools/boot-guest.sh -t 60 "$arch" "$kernel" "$initrd" first-line \
-			"build/$arch/runs/bench-boot")
+		done < <(build/host/lab boot -a "$arch" -b build -T 60 \
+			-r "build/$arch/runs/bench-boot" /lab/run/first-line 2>/dev/null)
 		end=$EPOCHREALTIME
 		[ -n "$t_first" ] || { echo "bench-boot: $arch guest printed nothing" >&2; exit 2; }
 		first+=("$(echo "$t_first - $start" | bc)")

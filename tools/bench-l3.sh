@@ -34,7 +34,7 @@ image() {	# image KOBJ
 }
 
 echo "  BUILD   series kernel and initramfs ($arch)"
-make -s --no-print-directory ARCH="$arch" kernel initramfs >/dev/null
+make -s --no-print-directory ARCH="$arch" kernel initramfs host-tools >/dev/null
 first_l3=$(git -C "$tree" log --format=%H -1 --grep='^nsfs, net: add L3 network namespaces$')
 [ -n "$first_l3" ] || die "the L3 series is not applied to $tree"
 
@@ -52,7 +52,6 @@ make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= KOBJ="$work/$ar
 
 series=$(image "build/$arch/kernel")
 base=$(image "$work/$arch")
-initrd=build/$arch/initramfs.cpio
 results=$work/results.$arch
 : >"$results"
 
@@ -73,8 +72,10 @@ metrics="rr stream udp-rr udp-sendto"
 boot() {
 	local out=$work/run-$1 c m n
 	echo "  BOOT    $1 (cases $3)"
-	tools/boot-guest.sh -a "$accel" -t 3600 -c "lab.bench=$3 lab.bench.rounds=$rounds" -q "$qemu_opts" "$arch" "$2" "$initrd" \
-		bench-l3 "$out" >/dev/null || die "$1: the guest failed (see $out/console.log)"
+	rm -rf "$out"
+	build/host/lab boot -a "$arch" -b build -k "$accel" -K "$2" -T 3600 \
+		-e "lab.bench=$3 lab.bench.rounds=$rounds" ${qemu_opts:+-q "$qemu_opts"} -r "$out" \
+		/lab/run/bench-l3 >/dev/null || die "$1: the guest failed (see $out/guest.console.log)"
 	# The guest's console is a tty: its lines end in \r\n.
 	awk -v label="$1" '{ sub(/\r$/, "") }
 		$1 == "bench" && $2 ~ /^[abc]$/ && $4 ~ /^[0-9.]+$/ { print label, $2, $3, $4 }' \

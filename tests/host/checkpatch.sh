@@ -11,20 +11,19 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/ktap.sh
+. "$top/tests/lib/ktap.sh"
 tree=$top/build/linux
 mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/patches/series")
 
-echo "KTAP version 1"
-echo "1..${#patches[@]}"
-n=0
+ktap_header ${#patches[@]}
 for p in "${patches[@]}"; do
-	n=$((n + 1))
 	out=$(cd "$tree" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict \
 		--no-summary --terse --ignore FILE_PATH_CHANGES "$top/patches/$p" 2>&1)
 	if [ -z "$out" ]; then
-		echo "ok $n checkpatch --strict $p"
+		ktap_result ok "checkpatch --strict $p"
 	else
-		echo "not ok $n checkpatch --strict $p"
-		sed 's/^/# /' <<<"$out"
+		ktap_result fail "checkpatch --strict $p"
+		ktap_diag <<<"$out"
 	fi
 done

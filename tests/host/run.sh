@@ -117,6 +117,8 @@ test_ktap_count() {
 	expect_eq "1 2 0" "$(printf 'KTAP version 1\n1..3\nok 1 a\n  not ok 1 nested\n' |
 		awk -f "$top/tools/ktap-count.awk")" "truncated run"
 	expect_eq "0 1 0" "$(printf 'garbage\n' | awk -f "$top/tools/ktap-count.awk")" "no plan"
+	expect_eq "2 1 0" "$(printf '1..2\nok 1 a\nok 2 b\nBail out! node a: the kernel reported a problem\n' |
+		awk -f "$top/tools/ktap-count.awk")" "complete run that bailed out"
 }
 
 # Without root, missing packages are listed in one message, exit 1.
@@ -131,20 +133,35 @@ test_deps_non_root_message() {
 	grep -q "deps: missing:.*packages netns-lab-no-such-package" <<<"$err"
 }
 
-# The guest launcher refuses bad input before starting QEMU.
-test_boot_guest_bad_input() {
+# lab boot refuses bad input with one line naming it, before QEMU starts.
+test_lab_boot_bad_input() {
 	local d err rc
 	d=$(scratch)
-	: >"$d/kernel"
-	: >"$d/initrd"
 	rc=0
-	err=$("$top/tools/boot-guest.sh" sparc "$d/kernel" "$d/initrd" l2 "$d/run" 2>&1) || rc=$?
-	expect_eq 2 $rc "exit status for ARCH=sparc"
-	grep -q "unknown arch 'sparc'" <<<"$err"
+	err=$("$lab" boot -a sparc -b "$d" /lab/run/l2 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for -a sparc"
+	expect_eq "lab: unknown arch 'sparc' (one of: $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//' | xargs))" \
+		"$err" "message for -a sparc"
 	rc=0
-	err=$("$top/tools/boot-guest.sh" x86_64 "$d/nokernel" "$d/initrd" l2 "$d/run" 2>&1) || rc=$?
+	err=$("$lab" boot -a x86_64 -b "$d/nobuild" -r "$d/run" /lab/run/l2 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status without a kernel"
-	grep -q "nokernel: no kernel image" <<<"$err"
+	grep -q "^lab: $d/nobuild/x86_64/kernel/.*: no kernel image (make ARCH=x86_64 kernel)$" <<<"$err" ||
+		fail "no kernel image not named: $err"
+	expect_eq 1 "$(wc -l <<<"$err")" "lines of the message without a kernel"
+	[ ! -e "$d/run" ] || fail "a run folder was left without a kernel"
+	rc=0
+	err=$("$lab" boot -a x86_64 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status without a command"
+	expect_eq "lab: boot: no COMMAND to run in the guest (lab help boot)" "$err" "message without a command"
+	rc=0
+	err=$("$lab" boot -s 9 /lab/run/l2 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for -s 9"
+	expect_eq "lab: -s 9: expected a number from 1 to 8" "$err" "message for -s 9"
+	rc=0
+	err=$("$lab" run -T 5 "$top/topo/bridge.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for lab run -T"
+	expect_eq "lab: run: -s, -K, -e, -q, -T and -n are options of lab boot" "$err" "message for lab run -T"
+	[ -z "$(pgrep -f "qemu-system.*$d/")" ] || fail "QEMU started"
 }
 
 # make names an unsupported ARCH and a missing cross compiler.
@@ -202,7 +219,7 @@ test_shipped_topologies_lint() {
 test_lab_help() {
 	local verb all out rc
 	all=$("$lab" help) || fail "lab help: exit $?"
-	for verb in lint arches graph argv run shell help; do
+	for verb in lint arches graph argv run shell boot help; do
 		grep -q "lab $verb " <<<"$all" || fail "lab help does not list $verb"
 		out=$("$lab" "$verb" --help) || fail "lab $verb --help: exit $?"
 		expect_eq "usage: lab $verb" "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" "lab $verb --help"
@@ -242,6 +259,15 @@ test_lab_argv_golden() {
 	for golden in "$top"/tests/lab-argv/*.argv; do
 		name=$(basename "$golden" .argv)
 		[ -f "$top/topo/${name%.*}.topo" ] || { echo "$(basename "$golden"): no topo/${name%.*}.topo"; bad=1; }
+	done
+	# lab boot -n: the one-guest suites' guest, per arch, in boot/ARCH.argv
+	for a in $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//'); do
+		compared=$((compared + 1))
+		golden=$top/tests/lab-argv/boot/$a.argv
+		if ! diff -u "$golden" <(cd "$top" && "$lab" boot -n -a "$a" /lab/run/l2); then
+			echo "lab boot -n -a $a differs from tests/lab-argv/boot/$a.argv (make golden after a deliberate change)"
+			bad=1
+		fi
 	done
 	[ $compared -gt 0 ] || fail "no topology and arch to compare"
 	echo "compared $compared golden files"
@@ -304,7 +330,7 @@ ktap_run "kernel-tree re-applies only from an edited patch" test_tree_edit_reapp
 ktap_run "kernel-tree names a missing patch file" test_tree_missing_patch_file
 ktap_run "ktap-count: truncated runs fail, skips count apart" test_ktap_count
 ktap_run "deps without root lists what to install" test_deps_non_root_message
-ktap_run "boot-guest refuses bad input before QEMU" test_boot_guest_bad_input
+ktap_run "lab boot refuses bad input before QEMU, in one line" test_lab_boot_bad_input
 ktap_run "make names a bad ARCH and a missing cross compiler" test_make_bad_arch_and_compiler
 ktap_run "topology errors: FILE:LINE for every error (golden files)" test_topology_golden_errors
 ktap_run "topology file that does not exist: named, nothing built" test_topology_missing_file

@@ -34,11 +34,37 @@ void ctl_connect(struct lab *l, int n)
 	nr->ctl = fd;
 }
 
+/*
+ * A command's output: kept for its KTAP diagnostics, or with stream_output
+ * passed on at once to stdout and the results file (lab boot).
+ */
+static void ctl_output(struct lab *l, struct node_rt *nr, const char *buf, size_t len)
+{
+	char *p;
+
+	if (l->o->stream_output) {
+		fwrite(buf, 1, len, stdout);
+		fflush(stdout);
+		if (l->o->results) {
+			fwrite(buf, 1, len, l->o->results);
+			fflush(l->o->results);
+		}
+		return;
+	}
+	p = realloc(nr->out, nr->outlen + len + 1);
+	if (!p)
+		return;
+	memcpy(p + nr->outlen, buf, len);
+	nr->outlen += len;
+	p[nr->outlen] = '\0';
+	nr->out = p;
+}
+
 /* Parses what the agent sent: READY, OUT LEN + bytes, END STATUS. */
 void ctl_parse(struct lab *l, int n)
 {
 	struct node_rt *nr = &l->nodes[n];
-	char *nl, *p;
+	char *nl;
 	size_t hdr;
 	unsigned long len;
 	int status;
@@ -56,13 +82,7 @@ void ctl_parse(struct lab *l, int n)
 				*nl = '\n';
 				return;	/* the payload is still on its way */
 			}
-			p = realloc(nr->out, nr->outlen + len + 1);
-			if (p) {
-				memcpy(p + nr->outlen, nr->in + hdr, len);
-				nr->outlen += len;
-				p[nr->outlen] = '\0';
-				nr->out = p;
-			}
+			ctl_output(l, nr, nr->in + hdr, len);
 			hdr += len;
 		} else if (sscanf(nr->in, "END %d", &status) == 1) {
 			nr->status = status;

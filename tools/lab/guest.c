@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Guest lifecycle: start each node's QEMU, notice when one exits (and
- * whether it panicked), wait for every agent's READY, stop them all.
+ * whether it panicked), wait for every agent's READY, stop them all, and
+ * read their consoles for what the kernel reported meanwhile.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,10 +57,25 @@ int guest_spawn(struct lab *l, int n, FILE *reproduce)
 	return 0;
 }
 
-/* The first "Kernel panic" line of a node's console, or "". */
-static void guest_panic_line(struct lab *l, int n, char *buf, size_t size)
+/* What a kernel prints when it panics. */
+static const char *const panic_marks[] = { "Kernel panic", NULL };
+
+/*
+ * What a kernel prints when it finds a bug in itself: BUG and WARN, and
+ * KASAN, lockdep and RCU reports (the debug kernels print them all; the
+ * quiet lab kernels print at least BUG).
+ */
+static const char *const report_marks[] = {
+	"BUG:", "WARNING:", "KASAN", "possible circular", "possible recursive",
+	"inconsistent lock", "suspicious RCU", NULL
+};
+
+/* The first line of node N's console holding one of MARKS, from it on; or "". */
+static void console_find(struct lab *l, int n, const char *const marks[],
+			 char *buf, size_t size)
 {
-	char path[4096], *p;
+	char path[4096], *p = NULL;
+	int i;
 	FILE *f;
 
 	buf[0] = '\0';
@@ -68,17 +84,16 @@ static void guest_panic_line(struct lab *l, int n, char *buf, size_t size)
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	while (fgets(buf, size, f)) {
-		p = strstr(buf, "Kernel panic");
-		if (p) {
-			memmove(buf, p, strlen(p) + 1);
-			buf[strcspn(buf, "\r\n")] = '\0';
-			fclose(f);
-			return;
-		}
-	}
-	buf[0] = '\0';
+	while (!p && fgets(buf, size, f))
+		for (i = 0; marks[i] && !p; i++)
+			p = strstr(buf, marks[i]);
 	fclose(f);
+	if (!p) {
+		buf[0] = '\0';
+		return;
+	}
+	memmove(buf, p, strlen(p) + 1);
+	buf[strcspn(buf, "\r\n")] = '\0';
 }
 
 void guests_reap(struct lab *l)
@@ -96,7 +111,7 @@ void guests_reap(struct lab *l)
 		l->nodes[n].pid = 0;
 		if (l->stopping)
 			continue;
-		guest_panic_line(l, n, why, sizeof(why));
+		console_find(l, n, panic_marks, why, sizeof(why));
 		if (why[0])
 			lab_fail(l, "node %s panicked: %s (see %s.console.log)",
 				 l->t->nodes[n].name, why, l->t->nodes[n].name);
@@ -158,4 +173,17 @@ void guests_stop(struct lab *l)
 			waitpid(l->nodes[n].pid, NULL, 0);
 			l->nodes[n].pid = 0;
 		}
+}
+
+void guests_check_reports(struct lab *l)
+{
+	char what[512];
+	int n;
+
+	for (n = 0; n < l->t->nnodes && !l->failure[0]; n++) {
+		console_find(l, n, report_marks, what, sizeof(what));
+		if (what[0])
+			lab_fail(l, "node %s: the kernel reported a problem: %s (see %s.console.log)",
+				 l->t->nodes[n].name, what, l->t->nodes[n].name);
+	}
 }

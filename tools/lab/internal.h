@@ -69,6 +69,8 @@ int guest_spawn(struct lab *l, int n, FILE *reproduce);
 void guests_reap(struct lab *l);
 int guests_wait_ready(struct lab *l);
 void guests_stop(struct lab *l);
+/* After guests_stop: a BUG, WARN, KASAN, lockdep or RCU report fails L. */
+void guests_check_reports(struct lab *l);
 
 /* shell.c */
 void lab_shell(struct lab *l);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lab: the topology launcher.  Its verbs (lint, arches, graph, run, shell)
- * are described in verbs[] below; `lab help` prints them.
+ * lab: the topology launcher.  Its verbs (lint, arches, graph, run, shell,
+ * argv, boot) are described in verbs[] below; `lab help` prints them.
  *
  * Exit: 0 all passed, 1 a test failed, 2 the lab failed (bad file, missing
  * image, boot failure, panic, timeout, signal).
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "proto.h"
 #include "run.h"
 #include "topo.h"
 
@@ -59,6 +60,13 @@ static const struct verb verbs[] = {
 	  "start it, without building or booting anything; the run folder is\n"
 	  "RUNDIR unless -r names one.  tests/lab-argv holds the expected output\n"
 	  "for every shipped topology and arch.\n" },
+	{ "boot", "boot [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS] [-m MIB] [-d]\n"
+		  "               [-s CPUS] [-K IMAGE] [-e ARGS] [-q ARGS] [-T SECONDS] [-n] COMMAND...",
+	  "Boot one guest, node \"guest\" with eth1 and eth2 joined back to back,\n"
+	  "run COMMAND in it with /bin/sh -c, its output on stdout as it arrives\n"
+	  "(and in RUNDIR/results.ktap), and stop it.  The one-guest suites run\n"
+	  "this way (make l2: lab boot /lab/run/l2); /lab/run holds the payloads\n"
+	  "the guest userland ships.\n" },
 	{ "help", "help [VERB]", "Print the usage of VERB, or of every verb.\n" },
 };
 
@@ -83,10 +91,24 @@ static void print_synopses(FILE *f)
 	fprintf(f, "`lab help VERB` or `lab VERB --help` describes one.\n");
 }
 
+static const char boot_options[] =
+	"  -s CPUS     vCPUs of the guest (1 to 8, default 1)\n"
+	"  -K IMAGE    boot this kernel image, not BUILD's (a baseline, say)\n"
+	"  -e ARGS     more kernel command line\n"
+	"  -q ARGS     more QEMU options, split at spaces (-icount shift=0, say)\n"
+	"  -T SECONDS  COMMAND's timeout (default 600); then it is killed\n"
+	"  -n          print the guest's QEMU command line; boot nothing\n"
+	"Exit: 0 COMMAND exited 0, 1 it failed, 2 the lab failed (as for run, and\n"
+	"when COMMAND timed out or the kernel reported a BUG, WARN, KASAN, lockdep\n"
+	"or RCU problem on the console).\n";
+
 static int verb_help(const struct verb *v)
 {
 	printf("usage: lab %s\n%s", v->synopsis, v->help);
-	if (!strcmp(v->name, "run") || !strcmp(v->name, "shell") || !strcmp(v->name, "argv"))
+	if (!strcmp(v->name, "boot"))
+		printf("Options:\n%.*s%s", (int)(strstr(run_options, "Exit:") - run_options),
+		       run_options, boot_options);
+	else if (!strcmp(v->name, "run") || !strcmp(v->name, "shell") || !strcmp(v->name, "argv"))
 		printf("Options:\n%s", run_options);
 	return 0;
 }
@@ -220,7 +242,8 @@ static int mkdir_p(const char *path)
 }
 
 /* What a later reader needs to reproduce the run, before the command lines. */
-static void write_reproduce(const struct topo *t, const struct run_opts *o)
+static void write_reproduce(const struct topo *t, const struct run_opts *o,
+			    const char *command)
 {
 	char path[4096], line[256];
 	struct arch_desc arch;
@@ -232,6 +255,8 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o)
 	if (!f)
 		return;
 	fprintf(f, "# topology: %s\n", t->path);
+	if (command)
+		fprintf(f, "# command: %s\n", command);
 	fprintf(f, "# patch series: %s\n", getenv("LAB_SERIES_HASH") ?: "unknown");
 	for (i = 0; i < t->nnodes; i++) {
 		for (j = 0; j < i; j++)
@@ -283,119 +308,245 @@ static const char *project_top(char *buf, size_t size)
 	return LAB_TOP;
 }
 
-/* lab run and lab shell: the run folder, its reproduce file, the run. */
-static int run_in_folder(const struct topo *t, struct run_opts *o, const char *run_dir)
+/* Every node's kernel and initramfs exist: 0, or -1 naming what is missing. */
+static int images_ready(const struct topo *t, const struct qemu_opts *o)
+{
+	char kernel[4096], initrd[4096];
+	struct arch_desc arch;
+	int i;
+
+	for (i = 0; i < t->nnodes; i++)
+		if (arch_load(o->top, t->nodes[i].arch, &arch) ||
+		    qemu_images(o, &arch, kernel, initrd, sizeof(kernel)))
+			return -1;
+	return 0;
+}
+
+/* lab run, shell and boot: the run folder, its reproduce file, the run. */
+static int run_in_folder(const struct topo *t, struct run_opts *o, const char *run_dir,
+			 const char *command, int command_timeout_s)
 {
 	char dir[3072], path[4096];
 	int rc;
 
 	if (!run_dir) {
-		default_run_dir(dir, sizeof(dir), o->qemu.build, t->path);
+		default_run_dir(dir, sizeof(dir), o->qemu.build, command ? "boot" : t->path);
 		run_dir = dir;
 	}
 	o->qemu.run_dir = run_dir;
+	if (images_ready(t, &o->qemu))
+		return 2;
 	if (mkdir_p(run_dir)) {
 		fprintf(stderr, "lab: %s: %s\n", run_dir, strerror(errno));
 		return 2;
 	}
-	write_reproduce(t, o);
+	write_reproduce(t, o, command);
 	snprintf(path, sizeof(path), "%s/results.ktap", run_dir);
 	o->results = fopen(path, "w");
 	fprintf(stderr, "lab: run folder %s\n", run_dir);
-	rc = lab_run(t, o);
+	if (command) {
+		o->stream_output = 1;
+		rc = lab_boot(t, o, command, command_timeout_s);
+	} else {
+		rc = lab_run(t, o);
+	}
 	if (o->results)
 		fclose(o->results);
 	return rc;
+}
+
+/* What the command line asked for, beyond struct run_opts. */
+struct cli {
+	const char *verb, *arch, *run_dir;
+	int mem, cpus, command_timeout_s, dry_run;
+	int boot_only;		/* an option only lab boot takes was given */
+	char known[1024];	/* the arch names of arch/ */
+	char command[PROTO_MAX_CMD];	/* lab boot's COMMAND words, joined */
+};
+
+static int number(const char *opt, const char *s, int min, int max)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s && !*end && v >= min && v <= max)
+		return v;
+	fprintf(stderr, "lab: %s %s: expected a number from %d to %d\n", opt, s, min, max);
+	exit(2);
+}
+
+/* The options that take a value, as getopt spells them. */
+#define OPTIONS "a:b:r:k:ct:m:ds:K:e:q:T:n"
+
+/* --help or -h among the options (lab boot: before COMMAND starts). */
+static int wants_help(int argc, char **argv, const char *verb)
+{
+	const char *opt;
+	int i;
+
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+		if (strcmp(verb, "boot"))
+			continue;
+		if (argv[i][0] != '-')
+			return 0;
+		opt = strchr(OPTIONS, argv[i][1]);
+		if (argv[i][1] && !argv[i][2] && opt && opt[1] == ':')
+			i++;	/* its value */
+	}
+	return 0;
+}
+
+/*
+ * Options into O and C; exits on bad usage.  Returns the index of the first
+ * word that is not an option: the FILE, or lab boot's COMMAND (whose own
+ * options are its own: lab boot stops at the first word).
+ */
+static int parse_options(int argc, char **argv, struct run_opts *o, struct cli *c)
+{
+	int opt;
+
+	optind = 2;
+	while ((opt = getopt(argc, argv, strcmp(c->verb, "boot") ? OPTIONS : "+" OPTIONS)) != -1) {
+		switch (opt) {
+		case 'a': c->arch = optarg; break;
+		case 'b': o->qemu.build = optarg; break;
+		case 'r': c->run_dir = optarg; break;
+		case 'k': o->qemu.accel = optarg; break;
+		case 'c': o->qemu.capture = 1; break;
+		case 't': o->boot_timeout_s = number("-t", optarg, 1, 86400); break;
+		case 'm': c->mem = number("-m", optarg, 64, 4096); break;
+		case 'd': o->qemu.debug = 1; break;
+		case 's': c->cpus = number("-s", optarg, 1, 8); c->boot_only = 1; break;
+		case 'K': o->qemu.kernel = optarg; c->boot_only = 1; break;
+		case 'e': o->qemu.append = optarg; c->boot_only = 1; break;
+		case 'q': o->qemu.qemu_extra = optarg; c->boot_only = 1; break;
+		case 'T': c->command_timeout_s = number("-T", optarg, 1, 86400); c->boot_only = 1; break;
+		case 'n': c->dry_run = 1; c->boot_only = 1; break;
+		default: usage();
+		}
+	}
+	if (c->boot_only && strcmp(c->verb, "boot")) {
+		fprintf(stderr, "lab: %s: -s, -K, -e, -q, -T and -n are options of lab boot\n", c->verb);
+		exit(2);
+	}
+	return optind;
+}
+
+/* The arch of nodes that name none: -a, else the host's; 0 or 2. */
+static int pick_arch(struct run_opts *o, struct cli *c, char *native, size_t size)
+{
+	if (arch_names(o->qemu.top, c->known, sizeof(c->known)))
+		return 2;
+	if (!c->arch) {
+		if (arch_native(o->qemu.top, c->known, native, size)) {
+			fprintf(stderr, "lab: no arch in %s/arch builds with the host's gcc "
+				"(cross_compile= empty): name one with -a\n", o->qemu.top);
+			return 2;
+		}
+		c->arch = native;
+	}
+	if (!topo_arch_known(c->known, c->arch)) {
+		fprintf(stderr, "lab: unknown arch '%s' (one of: %s)\n", c->arch, c->known);
+		return 2;
+	}
+	if (strcmp(o->qemu.accel, "tcg") && strcmp(o->qemu.accel, "kvm")) {
+		fprintf(stderr, "lab: unknown accelerator '%s' (tcg or kvm)\n", o->qemu.accel);
+		return 2;
+	}
+	return 0;
+}
+
+/* lab boot's COMMAND: the remaining words, joined by spaces as ssh does. */
+static void join_command(int argc, char **argv, struct cli *c)
+{
+	size_t len = 0;
+	int i;
+
+	if (argc < 1) {
+		fprintf(stderr, "lab: boot: no COMMAND to run in the guest (lab help boot)\n");
+		exit(2);
+	}
+	for (i = 0; i < argc; i++) {
+		len += snprintf(c->command + len, sizeof(c->command) - len, "%s%s",
+				i ? " " : "", argv[i]);
+		if (len >= sizeof(c->command)) {
+			fprintf(stderr, "lab: boot: COMMAND longer than %zu bytes\n",
+				sizeof(c->command) - 1);
+			exit(2);
+		}
+	}
+}
+
+/* The verbs that read one topology file (or build lab boot's). */
+static int topology_verb(struct topo *t, struct run_opts *o, struct cli *c)
+{
+	int i;
+
+	for (i = 0; c->mem && i < t->nnodes; i++)
+		if (!t->nodes[i].mem_given)
+			t->nodes[i].mem_mib = c->mem;
+	if (!strcmp(c->verb, "arches")) {
+		arches(t);
+		return 0;
+	}
+	if (!strcmp(c->verb, "graph")) {
+		graph(t);
+		return 0;
+	}
+	if (!strcmp(c->verb, "argv") || c->dry_run) {
+		o->qemu.run_dir = c->run_dir ?: "RUNDIR";
+		return print_argvs(t, &o->qemu);
+	}
+	if (!strcmp(c->verb, "boot"))
+		return run_in_folder(t, o, c->run_dir, c->command, c->command_timeout_s);
+	o->shell = !strcmp(c->verb, "shell");
+	return run_in_folder(t, o, c->run_dir, NULL, 0);
 }
 
 int main(int argc, char **argv)
 {
 	struct run_opts o = { .qemu = { .build = "build", .accel = "tcg" },
 			      .boot_timeout_s = 120 };
-	const char *cmd, *arch = NULL, *run_dir = NULL;
-	char known[1024], native[ARCH_NAME_MAX], top[4096];
+	static struct cli c = { .command_timeout_s = 600 };
+	char native[ARCH_NAME_MAX], top[4096];
 	struct topo *t;
-	int opt, rc, i, mem = 0;
+	int i, rc;
 
 	if (argc < 2)
 		usage();
-	cmd = argv[1];
-	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+	c.verb = argv[1];
+	if (!strcmp(c.verb, "help") || !strcmp(c.verb, "--help") || !strcmp(c.verb, "-h"))
 		return help(argc - 2, argv + 2);
-	if (!find_verb(cmd)) {
-		fprintf(stderr, "lab: unknown verb '%s'\n", cmd);
+	if (!find_verb(c.verb)) {
+		fprintf(stderr, "lab: unknown verb '%s'\n", c.verb);
 		usage();
 	}
-	for (i = 2; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return verb_help(find_verb(cmd));
-	optind = 2;
-	while ((opt = getopt(argc, argv, "a:b:r:k:ct:m:d")) != -1) {
-		switch (opt) {
-		case 'a': arch = optarg; break;
-		case 'b': o.qemu.build = optarg; break;
-		case 'r': run_dir = optarg; break;
-		case 'k': o.qemu.accel = optarg; break;
-		case 'c': o.qemu.capture = 1; break;
-		case 't': o.boot_timeout_s = atoi(optarg); break;
-		case 'm': mem = atoi(optarg); break;
-		case 'd': o.qemu.debug = 1; break;
-		default: usage();
-		}
-	}
+	if (wants_help(argc, argv, c.verb))
+		return verb_help(find_verb(c.verb));
+	i = parse_options(argc, argv, &o, &c);
 	o.qemu.top = project_top(top, sizeof(top));
-	if (arch_names(o.qemu.top, known, sizeof(known)))
+	if (pick_arch(&o, &c, native, sizeof(native)))
 		return 2;
-	if (!arch) {
-		if (arch_native(o.qemu.top, known, native, sizeof(native))) {
-			fprintf(stderr, "lab: no arch in %s/arch builds with the host's gcc "
-				"(cross_compile= empty): name one with -a\n", o.qemu.top);
-			return 2;
-		}
-		arch = native;
-	}
-	if (!topo_arch_known(known, arch)) {
-		fprintf(stderr, "lab: unknown arch '%s' (one of: %s)\n", arch, known);
-		return 2;
-	}
-	if (strcmp(o.qemu.accel, "tcg") && strcmp(o.qemu.accel, "kvm")) {
-		fprintf(stderr, "lab: unknown accelerator '%s' (tcg or kvm)\n", o.qemu.accel);
-		return 2;
-	}
-	if (!strcmp(cmd, "lint"))
-		return optind < argc ? lint(argc - optind, argv + optind, arch, known) : (usage(), 2);
-	if (optind != argc - 1)
+	if (!strcmp(c.verb, "lint"))
+		return i < argc ? lint(argc - i, argv + i, c.arch, c.known) : (usage(), 2);
+	if (!strcmp(c.verb, "boot"))
+		join_command(argc - i, argv + i, &c);
+	else if (i != argc - 1)
 		usage();
 
 	t = malloc(sizeof(*t));
 	if (!t)
 		return 2;
-	if (topo_parse(t, argv[optind], arch, known, stderr)) {
+	if (!strcmp(c.verb, "boot"))
+		topo_one_guest(t, c.arch, c.mem, c.cpus);
+	else if (topo_parse(t, argv[i], c.arch, c.known, stderr)) {
 		topo_free(t);
 		free(t);
 		return 2;
 	}
-	if (mem < 0 || (mem && (mem < 64 || mem > 4096))) {
-		fprintf(stderr, "lab: -m %d: expected a number of MiB from 64 to 4096\n", mem);
-		return 2;
-	}
-	for (i = 0; mem && i < t->nnodes; i++)
-		if (!t->nodes[i].mem_given)
-			t->nodes[i].mem_mib = mem;
-	rc = 0;
-	if (!strcmp(cmd, "arches")) {
-		arches(t);
-	} else if (!strcmp(cmd, "graph")) {
-		graph(t);
-	} else if (!strcmp(cmd, "argv")) {
-		o.qemu.run_dir = run_dir ?: "RUNDIR";
-		rc = print_argvs(t, &o.qemu);
-	} else if (!strcmp(cmd, "run") || !strcmp(cmd, "shell")) {
-		o.shell = !strcmp(cmd, "shell");
-		rc = run_in_folder(t, &o, run_dir);
-	} else {
-		usage();
-	}
+	rc = topology_verb(t, &o, &c);
 	topo_free(t);
 	free(t);
 	return rc;

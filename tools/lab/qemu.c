@@ -7,6 +7,7 @@
  * cross-talk between two labs, whose run folders differ.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +37,19 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
 		char *kernel, char *initrd, size_t size)
 {
-	snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch->name,
-		 o->debug ? "-debug" : "",
-		 o->debug ? arch->kernel_image_debug : arch->kernel_image);
+	if (o->kernel)
+		snprintf(kernel, size, "%s", o->kernel);
+	else
+		snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch->name,
+			 o->debug ? "-debug" : "",
+			 o->debug ? arch->kernel_image_debug : arch->kernel_image);
 	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch->name);
 	if (o->dry_run)
 		return 0;
+	if (access(kernel, R_OK) && o->kernel) {
+		fprintf(stderr, "lab: %s: %s\n", kernel, strerror(errno));
+		return -1;
+	}
 	if (access(kernel, R_OK)) {
 		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s%s kernel)\n",
 			kernel, arch->name, o->debug ? " DEBUG=1" : "");
@@ -81,6 +89,22 @@ static void add(struct argv_builder *b, const char *fmt, ...)
 	va_end(ap);
 	b->v[b->n++] = s;
 	b->v[b->n] = NULL;
+}
+
+/* WORDS split at spaces and tabs, one argument each (-icount shift=0, say). */
+static void add_words(struct argv_builder *b, const char *words)
+{
+	const char *w = words;
+	size_t len;
+
+	for (;;) {
+		w += strspn(w, " \t");
+		len = strcspn(w, " \t");
+		if (!len)
+			return;
+		add(b, "%.*s", (int)len, w);
+		w += len;
+	}
 }
 
 /* One virtio NIC per port, on its wire's unix socket (and its pcap). */
@@ -127,13 +151,20 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	    qemu_images(o, &arch, kernel, initrd, sizeof(kernel)))
 		return NULL;
 
-	/* configs/common.cmdline and arch/ARCH.conf's, then the agent's. */
+	/* configs/common.cmdline and arch/ARCH.conf's, the agent's, the caller's. */
 	len = snprintf(cmdline, sizeof(cmdline), "%s lab.run=agent lab.node=%s",
 		       arch.cmdline, node->name);
-	for (i = 0; i < node->nports; i++) {
+	for (i = 0; i < node->nports && len < (int)sizeof(cmdline); i++) {
 		qemu_mac(n, i, mac);
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " lab.if.%s=%s",
 				node->ports[i].ifname, mac);
+	}
+	if (o->append && *o->append && len < (int)sizeof(cmdline))
+		len += snprintf(cmdline + len, sizeof(cmdline) - len, " %s", o->append);
+	if (len >= (int)sizeof(cmdline)) {
+		fprintf(stderr, "lab: node %s: kernel command line longer than %zu bytes\n",
+			node->name, sizeof(cmdline) - 1);
+		return NULL;
 	}
 
 	add(&b, "%s", arch.qemu);
@@ -178,6 +209,8 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	add(&b, "virtserialport,chardev=ctl,name=lab.ctl");
 
 	add_nics(&b, t, n, o);
+	if (o->qemu_extra)
+		add_words(&b, o->qemu_extra);
 	return b.v;
 }
 

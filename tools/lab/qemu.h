@@ -16,6 +16,9 @@ struct qemu_opts {
 	int capture;		/* write a pcap per NIC */
 	int debug;		/* boot the DEBUG=1 kernels (build/ARCH/kernel-debug) */
 	int dry_run;		/* name the images without requiring them (lab argv) */
+	const char *kernel;	/* an image instead of BUILD/ARCH's, or NULL */
+	const char *append;	/* more kernel command line, or NULL */
+	const char *qemu_extra;	/* more QEMU options, split at spaces, or NULL */
 };
 
 /* The MAC of NIC PORT of node NODE: a function of the topology alone. */

@@ -114,6 +114,21 @@ void lab_pump(struct lab *l, int ms)
 		lab_fail(l, "interrupted by signal %d", (int)interrupted);
 }
 
+/*
+ * Node N's control channel closed while a command ran.  A guest that
+ * panics closes it before its QEMU exits: wait for that exit, so that the
+ * lab fails naming the panic, not only the lost channel.
+ */
+static void node_lost(struct lab *l, int n)
+{
+	long deadline = lab_now_ms() + KILL_GRACE_MS;
+
+	while (l->nodes[n].pid && !l->failure[0] && lab_now_ms() < deadline)
+		lab_pump(l, 50);
+	lab_fail(l, "node %s: the agent's control channel closed mid-command (see %s.console.log)",
+		 l->t->nodes[n].name, l->t->nodes[n].name);
+}
+
 int lab_command(struct lab *l, int n, const char *cmd, int timeout_s)
 {
 	struct node_rt *nr = &l->nodes[n];
@@ -125,7 +140,9 @@ int lab_command(struct lab *l, int n, const char *cmd, int timeout_s)
 		lab_pump(l, 100);
 	if (!nr->busy)
 		return nr->status;
-	if (l->failure[0] || nr->ctl < 0)
+	if (nr->ctl < 0)
+		node_lost(l, n);
+	if (l->failure[0])
 		return -2;
 	ctl_send(nr->ctl, "KILL\n", 5);
 	deadline = lab_now_ms() + KILL_GRACE_MS;
@@ -338,6 +355,36 @@ static void run_tests(struct lab *l, int *num, int *passed, int *failed)
 	}
 }
 
+/* After the guests stopped: 2 (and why, as KTAP and on stderr) if L failed. */
+static int lab_conclude(struct lab *l, int failed)
+{
+	if (!l->failure[0])
+		return failed ? 1 : 0;
+	report(l, "Bail out! %s\n", l->failure);
+	fprintf(stderr, "lab: %s\n", l->failure);
+	return 2;
+}
+
+int lab_boot(const struct topo *t, const struct run_opts *o, const char *command,
+	     int timeout_s)
+{
+	struct lab *l = lab_start(t, o);
+	int status = -2, rc;
+
+	if (!l)
+		return 2;
+	if (!lab_setup(l))
+		status = lab_command(l, 0, command, timeout_s);
+	if (status == -1)
+		lab_fail(l, "`%s` did not finish within %ds on %s; killed", command,
+			 timeout_s, t->nodes[0].name);
+	guests_stop(l);
+	guests_check_reports(l);
+	rc = lab_conclude(l, status != 0);
+	lab_free(l);
+	return rc;
+}
+
 int lab_run(const struct topo *t, const struct run_opts *o)
 {
 	int passed = 0, failed = 0, num = 0, rc;
@@ -354,16 +401,15 @@ int lab_run(const struct topo *t, const struct run_opts *o)
 		run_tests(l, &num, &passed, &failed);
 
 	guests_stop(l);
-	if (l->failure[0]) {
-		report(l, "Bail out! %s\n", l->failure);
-		fprintf(stderr, "lab: %s\n", l->failure);
-		rc = 2;
-	} else {
-		rc = failed ? 1 : 0;
-	}
+	guests_check_reports(l);
+	rc = lab_conclude(l, failed);
+	/* A failed lab: what did not pass counts as failed, never nothing. */
+	if (rc == 2 && passed + failed == t->nnodes + t->ntests)
+		failed++;
+	else if (rc == 2)
+		failed = t->nnodes + t->ntests - passed;
 	if (!o->shell)
-		report(l, "%d passed, %d failed, 0 skipped\n", passed,
-		       failed + (rc == 2 ? t->nnodes + t->ntests - passed - failed : 0));
+		report(l, "%d passed, %d failed, 0 skipped\n", passed, failed);
 	lab_free(l);
 	return rc;
 }

@@ -13,6 +13,7 @@ struct run_opts {
 	int boot_timeout_s;	/* from QEMU start to the agent's READY */
 	int shell;		/* keep the lab up for commands from stdin */
 	FILE *results;		/* a copy of the KTAP output, or NULL */
+	int stream_output;	/* commands' output to stdout as it arrives */
 };
 
 struct lab;
@@ -30,7 +31,7 @@ int lab_setup(struct lab *l);
  * killed), -2 if the node is gone or the lab failed.
  */
 int lab_command(struct lab *l, int n, const char *cmd, int timeout_s);
-/* The output of node N's last command, or NULL. */
+/* The output of node N's last command, or NULL (always with stream_output). */
 const char *lab_output(const struct lab *l, int n);
 /* Why the lab failed (a node panicked, a signal, ...), or NULL. */
 const char *lab_failure(const struct lab *l);
@@ -43,5 +44,13 @@ void lab_stop(struct lab *l);
  * itself failed.
  */
 int lab_run(const struct topo *t, const struct run_opts *o);
+
+/*
+ * lab boot: one guest running COMMAND, its output on stdout as it arrives;
+ * the guest is the one-node topology topo_one_guest() fills in.  0 the
+ * command exited 0, 1 it failed, 2 the lab failed (as lab_run).
+ */
+int lab_boot(const struct topo *t, const struct run_opts *o, const char *command,
+	     int timeout_s);
 
 #endif

@@ -597,3 +597,28 @@ void topo_free(struct topo *t)
 		free(t->tests[i].command);
 	}
 }
+
+void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus)
+{
+	struct topo_node *n = &t->nodes[0];
+	struct topo_wire *w = &t->wires[0];
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->path = "(lab boot)";
+	t->nnodes = 1;
+	t->nwires = 1;
+	snprintf(n->name, sizeof(n->name), "guest");
+	snprintf(n->arch, sizeof(n->arch), "%s", arch);
+	n->mem_mib = mem_mib ?: DEFAULT_MEM_MIB;
+	n->cpus = cpus ?: 1;
+	n->nports = 2;
+	snprintf(w->name, sizeof(w->name), "guest:eth1--guest:eth2");
+	w->nmembers = 2;
+	for (i = 0; i < 2; i++) {
+		snprintf(n->ports[i].ifname, sizeof(n->ports[i].ifname), "eth%d", i + 1);
+		n->ports[i].member = i;
+		w->members[i].node = 0;
+		snprintf(w->members[i].ifname, sizeof(w->members[i].ifname), "eth%d", i + 1);
+	}
+}

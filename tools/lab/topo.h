@@ -86,6 +86,12 @@ int topo_parse_stream(struct topo *t, FILE *f, const char *path,
 int topo_arch_known(const char *arches, const char *name);
 
 void topo_free(struct topo *t);
+
+/*
+ * The topology of lab boot, as if parsed: one node "guest" of ARCH whose
+ * eth1 and eth2 are joined back to back by a link.
+ */
+void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus);
 /* Index of the node called NAME, or -1. */
 int topo_find_node(const struct topo *t, const char *name);
 
