@@ -41,6 +41,22 @@ test_panic() {
 	echo "stopped after $((SECONDS - start))s"
 }
 
+# A guest closes its control port before its QEMU exits: the panic, not
+# the lost channel, must be what the lab reports, before any later test.
+test_panic_mid_test() {
+	local rc=0
+	lab_run panic-mid-test panic-mid-test.topo || rc=$?
+	cat "$runs/panic-mid-test.out"
+	expect_eq 2 $rc "exit status"
+	grep -q "^ok 3 runs first" "$runs/panic-mid-test.out" || fail "the first test did not pass"
+	grep -q "^Bail out! node a panicked: Kernel panic" "$runs/panic-mid-test.out" ||
+		fail "the panic is not the reason given"
+	! grep -q "never runs\|not reachable" "$runs/panic-mid-test.out" ||
+		fail "a later test ran, or the node was called unreachable"
+	grep -q "^3 passed, 2 failed" "$runs/panic-mid-test.out" || fail "closing line"
+	expect_eq "" "$(qemu_of "$runs/panic-mid-test")" "QEMU left running"
+}
+
 test_hang() {
 	local rc=0
 	lab_run hang hang.topo || rc=$?
@@ -117,8 +133,9 @@ test_two_labs() {
 	expect_eq 0 $rc2 "second lab's exit status"
 }
 
-ktap_header 7
+ktap_header 8
 ktap_run "a guest that panics stops the lab, named, exit 2" test_panic
+ktap_run "a panic mid-test is named as a panic; no later test runs" test_panic_mid_test
 ktap_run "a hanging test is killed at its timeout, the rest run" test_hang
 ktap_run "SIGINT mid-run: exit 2, no QEMU left" test_sigint
 ktap_run "SIGTERM mid-run: exit 2, no QEMU left" test_sigterm

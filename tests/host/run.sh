@@ -274,6 +274,45 @@ test_lab_argv_golden() {
 	[ $bad -eq 0 ]
 }
 
+# Every length and status from a guest is untrusted: an agent (here
+# tests/host/fake-qemu, playing a hostile guest) that sends a length the
+# protocol does not allow, a bad status, a line with no end or an unknown
+# header fails its node, named, exit 2; nothing is copied past a buffer.
+test_hostile_agent() {
+	local d says want rc out
+	d=$(scratch)
+	mkdir -p "$d/arch" "$d/configs" "$d/build/toy/kernel"
+	cp "$top/configs/common.cmdline" "$d/configs/"
+	cp "$top"/arch/*.conf "$d/arch/"
+	printf '%s\n' "qemu=$top/tests/host/fake-qemu" machine=toyboard kernel_image=Image \
+		>"$d/arch/toy.conf"
+	: >"$d/build/toy/kernel/Image"
+	: >"$d/build/toy/initramfs.cpio"
+	while IFS='|' read -r says want; do
+		[ "$says" != long ] || says=$(printf '%070000d' 0)
+		rc=0
+		out=$(FAKE_AGENT=$says LAB_TOP=$d timeout 60 "$lab" boot -a toy -b "$d/build" \
+			-r "$d/run" -T 10 true 2>&1) || rc=$?
+		expect_eq 2 $rc "exit status when the agent sends '${says:0:30}'"
+		grep -qxF "lab: node guest: $want" <<<"$out" || fail "for '${says:0:30}' wanted '$want', got: $out"
+	done <<-'EOF'
+	OUT -1\n|the agent sent garbage: a bad OUT length 'OUT -1'
+	OUT 18446744073709551615\n|the agent sent garbage: a bad OUT length 'OUT 18446744073709551615'
+	OUT 65537\n|the agent sent garbage: a bad OUT length 'OUT 65537'
+	END -1\n|the agent sent garbage: a bad END status 'END -1'
+	END 256\n|the agent sent garbage: a bad END status 'END 256'
+	long|the agent sent garbage: a header line longer than the protocol's
+	HELLO\x01\n|the agent sent garbage: an unknown header 'HELLO?'
+	exit|QEMU exited with status 0 (see guest.qemu.log)
+	EOF
+	rc=0
+	out=$(FAKE_AGENT='OUT 3\nabcEND 3\n' LAB_TOP=$d "$lab" boot -a toy -b "$d/build" \
+		-r "$d/run" -T 10 true 2>/dev/null) || rc=$?
+	expect_eq 1 $rc "exit status of a command that failed"
+	expect_eq abc "$out" "output of a well-formed agent"
+	[ -z "$(pgrep -f "fake-qemu.*$d/")" ] || fail "fake QEMU left running"
+}
+
 # An arch is one file: with arch/toy.conf next to the others, the launcher
 # knows the arch, boots it with that file's QEMU, machine and command
 # line, and names it among the known ones; without it, toy is refused.
@@ -322,7 +361,7 @@ test_arch_is_one_file() {
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 15
+ktap_header 16
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -338,3 +377,4 @@ ktap_run "every shipped topology passes lint" test_shipped_topologies_lint
 ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_lab_help
 ktap_run "lab argv prints the QEMU lines in tests/lab-argv (golden files)" test_lab_argv_golden
 ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file
+ktap_run "a hostile agent's lengths and statuses fail its node, named" test_hostile_agent

@@ -152,6 +152,11 @@ static void run_command(int port, const char *cmd)
 	if (pid == 0) {
 		/* Own process group: KILL takes the whole command with it. */
 		setsid();
+		/*
+		 * The agent ignores SIGPIPE for itself; a command gets the
+		 * default, or `yes | head -n 1` would never end.
+		 */
+		signal(SIGPIPE, SIG_DFL);
 		dup2(out[1], 1);
 		dup2(out[1], 2);
 		close(0);

@@ -60,37 +60,94 @@ static void ctl_output(struct lab *l, struct node_rt *nr, const char *buf, size_
 	nr->out = p;
 }
 
+/* A decimal number from 0 to MAX, the whole of S; -1 if it is not one. */
+static long header_number(const char *s, long max)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return *end || errno || v > max ? -1 : v;
+}
+
+/* The agent said something the protocol does not: the node is broken. */
+static void ctl_garbage(struct lab *l, int n, const char *what, const char *line)
+{
+	char shown[41];
+	size_t i;
+
+	for (i = 0; line && line[i] && i < sizeof(shown) - 1; i++)
+		shown[i] = line[i] >= ' ' && line[i] < 127 ? line[i] : '?';
+	shown[i] = '\0';
+	lab_fail(l, "node %s: the agent sent garbage: %s%s%s%s", l->t->nodes[n].name,
+		 what, line ? " '" : "", shown, line ? "'" : "");
+	close(l->nodes[n].ctl);
+	l->nodes[n].ctl = -1;
+	l->nodes[n].inlen = 0;
+}
+
+/*
+ * One message from the start of node N's input: 1 if it was consumed, 0 if
+ * it is not all there yet, or the reason it is garbage in *BAD.
+ */
+static int ctl_message(struct lab *l, int n, const char **bad)
+{
+	struct node_rt *nr = &l->nodes[n];
+	char *nl = memchr(nr->in, '\n', nr->inlen);
+	size_t hdr;
+	long v;
+
+	if (!nl || nl - nr->in >= PROTO_MAX_LINE) {
+		if (nr->inlen >= PROTO_MAX_LINE)
+			*bad = "a header line longer than the protocol's";
+		return 0;
+	}
+	*nl = '\0';
+	hdr = nl - nr->in + 1;
+	if (!strcmp(nr->in, "READY")) {
+		nr->ready = 1;
+	} else if (!strncmp(nr->in, "OUT ", 4)) {
+		v = header_number(nr->in + 4, PROTO_MAX_OUT);
+		if (v < 0) {
+			*bad = "a bad OUT length";
+			return 0;
+		}
+		if (nr->inlen < hdr + v) {
+			*nl = '\n';
+			return 0;	/* the payload is still on its way */
+		}
+		ctl_output(l, nr, nr->in + hdr, v);
+		hdr += v;
+	} else if (!strncmp(nr->in, "END ", 4)) {
+		v = header_number(nr->in + 4, 255);
+		if (v < 0) {
+			*bad = "a bad END status";
+			return 0;
+		}
+		nr->status = v;
+		nr->busy = 0;
+	} else {
+		*bad = "an unknown header";
+		return 0;
+	}
+	memmove(nr->in, nr->in + hdr, nr->inlen - hdr);
+	nr->inlen -= hdr;
+	return 1;
+}
+
 /* Parses what the agent sent: READY, OUT LEN + bytes, END STATUS. */
 void ctl_parse(struct lab *l, int n)
 {
-	struct node_rt *nr = &l->nodes[n];
-	char *nl;
-	size_t hdr;
-	unsigned long len;
-	int status;
+	const char *bad = NULL;
 
-	for (;;) {
-		nl = memchr(nr->in, '\n', nr->inlen);
-		if (!nl)
-			return;
-		*nl = '\0';
-		hdr = nl - nr->in + 1;
-		if (!strcmp(nr->in, "READY")) {
-			nr->ready = 1;
-		} else if (sscanf(nr->in, "OUT %lu", &len) == 1) {
-			if (nr->inlen < hdr + len) {
-				*nl = '\n';
-				return;	/* the payload is still on its way */
-			}
-			ctl_output(l, nr, nr->in + hdr, len);
-			hdr += len;
-		} else if (sscanf(nr->in, "END %d", &status) == 1) {
-			nr->status = status;
-			nr->busy = 0;
-		}
-		memmove(nr->in, nr->in + hdr, nr->inlen - hdr);
-		nr->inlen -= hdr;
-	}
+	while (ctl_message(l, n, &bad))
+		;
+	if (bad)
+		ctl_garbage(l, n, bad, memchr(l->nodes[n].in, '\0', l->nodes[n].inlen) ?
+			    l->nodes[n].in : NULL);
 }
 
 int ctl_send(int fd, const void *buf, size_t len)

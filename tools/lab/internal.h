@@ -18,7 +18,7 @@
 struct node_rt {
 	pid_t pid;		/* QEMU, 0 once reaped */
 	int ctl;		/* control socket, -1 until connected */
-	char in[PROTO_MAX_LINE + 65536];
+	char in[PROTO_MAX_LINE + PROTO_MAX_OUT];
 	size_t inlen;
 	int ready, busy, status;
 	char *out;		/* output of the command in flight */

@@ -10,7 +10,10 @@
  *   host -> guest   RUN LEN\n<bytes>         run the bytes with /bin/sh -c
  *                   KILL\n                   kill the running command
  *
- * One command runs at a time; the host enforces timeouts with KILL.
+ * One command runs at a time; the host enforces timeouts with KILL.  The
+ * host trusts nothing it reads: a header longer than PROTO_MAX_LINE, an OUT
+ * longer than PROTO_MAX_OUT, a STATUS outside 0..255 or an unknown header
+ * fails the node as garbage.
  */
 #ifndef LAB_PROTO_H
 #define LAB_PROTO_H
@@ -18,5 +21,6 @@
 #define PROTO_PORT_NAME	"lab.ctl"
 #define PROTO_MAX_LINE	64
 #define PROTO_MAX_CMD	(64 * 1024)
+#define PROTO_MAX_OUT	(64 * 1024)	/* the agent sends 4 KiB at most */
 
 #endif
