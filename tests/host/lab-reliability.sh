@@ -78,6 +78,19 @@ test_setup_line_fails() {
 	grep -q "^ok 2 later setup lines were skipped" "$runs/setup.out"
 }
 
+test_setup_line_hangs() {
+	local rc=0
+	lab_run setup-hangs setup-hangs.topo || rc=$?
+	cat "$runs/setup-hangs.out"
+	expect_eq 1 $rc "exit status"
+	grep -q "^not ok 1 setup of a" "$runs/setup-hangs.out" || fail "setup of a did not fail"
+	grep -q "setup-hangs.topo:8: setup line timed out after 3s; killed" "$runs/setup-hangs.out" ||
+		fail "file, line and timeout not named"
+	grep -q "^ok 2 setup of b" "$runs/setup-hangs.out" || fail "setup of b"
+	grep -q "^ok 3 later setup lines were skipped" "$runs/setup-hangs.out" || fail "a later line ran"
+	grep -q "^ok 4 b is set up" "$runs/setup-hangs.out" || fail "the tests did not go on"
+}
+
 # With -c every NIC leaves a pcap that holds the wire's frames.
 test_capture() {
 	local rc=0 f magic
@@ -133,7 +146,7 @@ test_two_labs() {
 	expect_eq 0 $rc2 "second lab's exit status"
 }
 
-ktap_header 8
+ktap_header 9
 ktap_run "a guest that panics stops the lab, named, exit 2" test_panic
 ktap_run "a panic mid-test is named as a panic; no later test runs" test_panic_mid_test
 ktap_run "a hanging test is killed at its timeout, the rest run" test_hang
@@ -141,4 +154,5 @@ ktap_run "SIGINT mid-run: exit 2, no QEMU left" test_sigint
 ktap_run "SIGTERM mid-run: exit 2, no QEMU left" test_sigterm
 ktap_run "two labs at once on one machine both pass" test_two_labs
 ktap_run "a failing setup line is a failed test naming node and line" test_setup_line_fails
+ktap_run "a hanging setup line is killed at its timeout=, named" test_setup_line_hangs
 ktap_run "capture: a pcap per NIC with the wire's frames" test_capture

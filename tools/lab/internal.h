@@ -24,6 +24,8 @@ struct node_rt {
 	char *out;		/* output of the command in flight */
 	size_t outlen;
 	int next_setup;		/* setup lines sent so far */
+	long setup_deadline_ms;	/* when the line in flight times out */
+	int setup_timed_out;	/* the line in flight was killed */
 	int setup_failed;	/* line of the failed setup command, or 0 */
 };
 

@@ -166,42 +166,66 @@ static void print_output(struct lab *l, const char *out)
 }
 
 /*
+ * Node N's setup line ran past its timeout: kill it (it then ends as a
+ * failed line); if even that does not end it, the node is lost.
+ */
+static void setup_overdue(struct lab *l, int n)
+{
+	struct node_rt *nr = &l->nodes[n];
+	const struct topo_setup *s = &l->t->nodes[n].setup[nr->next_setup - 1];
+
+	if (!nr->setup_timed_out) {
+		nr->setup_timed_out = 1;
+		ctl_send(nr->ctl, "KILL\n", 5);
+		nr->setup_deadline_ms += KILL_GRACE_MS;
+		return;
+	}
+	lab_fail(l, "node %s: setup line %s:%d timed out after %ds and could not be killed",
+		 l->t->nodes[n].name, l->t->path, s->line, s->timeout_s);
+}
+
+/*
  * Every node's setup lines, in order per node and in parallel across
- * nodes; a node stops at its first failing line.
+ * nodes, each within its timeout; a node stops at its first failing line.
  */
 static void run_setup(struct lab *l)
 {
 	const struct topo *t = l->t;
-	long deadline = lab_now_ms() + 300 * 1000L;
+	const struct topo_setup *s;
 	int n, pending;
 
 	for (;;) {
 		pending = 0;
-		for (n = 0; n < t->nnodes; n++) {
+		for (n = 0; n < t->nnodes && !l->failure[0]; n++) {
 			struct node_rt *nr = &l->nodes[n];
 			const struct topo_node *node = &t->nodes[n];
 
-			if (nr->busy) {
-				pending = 1;
+			if (nr->busy && nr->ctl < 0) {
+				node_lost(l, n);
 				continue;
 			}
-			if (nr->next_setup > 0 && nr->status != 0 && !nr->setup_failed)
+			if (nr->busy) {
+				pending = 1;
+				if (lab_now_ms() > nr->setup_deadline_ms)
+					setup_overdue(l, n);
+				continue;
+			}
+			if (nr->next_setup > 0 && (nr->status || nr->setup_timed_out) &&
+			    !nr->setup_failed)
 				nr->setup_failed = node->setup[nr->next_setup - 1].line;
 			if (nr->setup_failed || nr->next_setup == node->nsetup)
 				continue;
-			if (ctl_start(l, n, node->setup[nr->next_setup].command)) {
+			s = &node->setup[nr->next_setup];
+			if (ctl_start(l, n, s->command)) {
 				lab_fail(l, "node %s: control channel lost", node->name);
 				return;
 			}
+			nr->setup_deadline_ms = lab_now_ms() + s->timeout_s * 1000L;
 			nr->next_setup++;
 			pending = 1;
 		}
 		if (!pending || l->failure[0])
 			return;
-		if (lab_now_ms() > deadline) {
-			lab_fail(l, "setup did not finish within 300s");
-			return;
-		}
 		lab_pump(l, 100);
 	}
 }
@@ -312,8 +336,13 @@ static void report_setup(struct lab *l, int *num, int *passed, int *failed)
 		if (nr->setup_failed) {
 			++*failed;
 			report(l, "not ok %d setup of %s\n", *num, t->nodes[n].name);
-			report(l, "# %s:%d: setup line failed with status %d:\n", t->path,
-			       nr->setup_failed, nr->status);
+			if (nr->setup_timed_out)
+				report(l, "# %s:%d: setup line timed out after %ds; killed:\n",
+				       t->path, nr->setup_failed,
+				       t->nodes[n].setup[nr->next_setup - 1].timeout_s);
+			else
+				report(l, "# %s:%d: setup line failed with status %d:\n", t->path,
+				       nr->setup_failed, nr->status);
 			print_output(l, nr->out);
 		} else {
 			++*passed;

@@ -15,6 +15,7 @@
 
 #define DEFAULT_MEM_MIB		256
 #define DEFAULT_TEST_TIMEOUT_S	60
+#define DEFAULT_SETUP_TIMEOUT_S	120
 
 struct error {
 	int line;
@@ -198,10 +199,30 @@ static void parse_node(struct parser *p, char *rest)
 	}
 }
 
+/*
+ * An indented line: its own command, after an optional "timeout=S " (a
+ * shell command cannot start that way usefully: it would only set a
+ * variable for the next word).
+ */
 static void add_setup_line(struct parser *p, const char *line)
 {
 	struct topo_node *n = &p->t->nodes[p->cur_node];
+	int timeout_s = DEFAULT_SETUP_TIMEOUT_S;
 	struct topo_setup *s;
+	char value[16];
+	size_t len;
+
+	line += strspn(line, " \t");
+	if (!strncmp(line, "timeout=", 8)) {
+		len = strcspn(line + 8, " \t");
+		snprintf(value, sizeof(value), "%.*s", (int)(len < sizeof(value) ? len : sizeof(value) - 1),
+			 line + 8);
+		timeout_s = number_option(p, "timeout", value, 1, 3600) ?: timeout_s;
+		line += 8 + len;
+		line += strspn(line, " \t");
+		if (!*line)
+			error_at(p, p->line, "setup line has a timeout= but no command");
+	}
 
 	s = realloc(n->setup, (n->nsetup + 1) * sizeof(*s));
 	if (!s) {
@@ -209,7 +230,8 @@ static void add_setup_line(struct parser *p, const char *line)
 		exit(2);
 	}
 	n->setup = s;
-	s[n->nsetup].command = xstrdup(line + strspn(line, " \t"));
+	s[n->nsetup].command = xstrdup(line);
+	s[n->nsetup].timeout_s = timeout_s;
 	s[n->nsetup].line = p->line;
 	n->nsetup++;
 }
@@ -526,6 +548,7 @@ static void add_mtu_setup(struct topo *t)
 				perror("lab: asprintf");
 				exit(2);
 			}
+			s[k].timeout_s = DEFAULT_SETUP_TIMEOUT_S;
 			s[k++].line = w->line;
 		}
 		if (node->nsetup)

@@ -23,6 +23,7 @@ struct topo_port {		/* one NIC of a node */
 
 struct topo_setup {		/* one setup line: its own shell command */
 	char *command;
+	int timeout_s;
 	int line;
 };
 
