@@ -26,18 +26,21 @@ default_packages=(
 )
 foreign=()
 native=$(dpkg --print-architecture)
+# Read whole, not piped into grep -q: under pipefail, grep leaving at its
+# first match kills dpkg with SIGPIPE and the pipeline fails.
+known_foreign=" $(dpkg --print-foreign-architectures | xargs) "
 for a in "${arches[@]}"; do
 	# shellcheck disable=SC2207 # package lists split at spaces
 	default_packages+=($(arch_get "$a" cross_packages) $(arch_get "$a" qemu_package))
 	d=$(arch_get "$a" debian_arch)
 	[ "$d" = "$native" ] || [[ " ${foreign[*]} " == *" $d "* ]] ||
-		dpkg --print-foreign-architectures | grep -qx "$d" || foreign+=("$d")
+		[[ $known_foreign == *" $d "* ]] || foreign+=("$d")
 done
 read -r -a packages <<<"${NETNS_LAB_PACKAGES:-${default_packages[*]}}"
 
 missing=()
 for p in "${packages[@]}"; do
-	dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
 		missing+=("$p")
 done
 [ ${#missing[@]} -gt 0 ] || [ ${#foreign[@]} -gt 0 ] || exit 0
