@@ -274,12 +274,9 @@ test_lab_argv_golden() {
 	[ $bad -eq 0 ]
 }
 
-# Every length and status from a guest is untrusted: an agent (here
-# tests/host/fake-qemu, playing a hostile guest) that sends a length the
-# protocol does not allow, a bad status, a line with no end or an unknown
-# header fails its node, named, exit 2; nothing is copied past a buffer.
-test_hostile_agent() {
-	local d says want rc out
+# fake_arch: a scratch project top whose arch toy boots tests/host/fake-qemu
+fake_arch() {
+	local d
 	d=$(scratch)
 	mkdir -p "$d/arch" "$d/configs" "$d/build/toy/kernel"
 	cp "$top/configs/common.cmdline" "$d/configs/"
@@ -288,6 +285,16 @@ test_hostile_agent() {
 		>"$d/arch/toy.conf"
 	: >"$d/build/toy/kernel/Image"
 	: >"$d/build/toy/initramfs.cpio"
+	echo "$d"
+}
+
+# Every length and status from a guest is untrusted: an agent (here
+# tests/host/fake-qemu, playing a hostile guest) that sends a length the
+# protocol does not allow, a bad status, a line with no end or an unknown
+# header fails its node, named, exit 2; nothing is copied past a buffer.
+test_hostile_agent() {
+	local d says want rc out
+	d=$(fake_arch)
 	while IFS='|' read -r says want; do
 		[ "$says" != long ] || says=$(printf '%070000d' 0)
 		rc=0
@@ -311,6 +318,25 @@ test_hostile_agent() {
 	expect_eq 1 $rc "exit status of a command that failed"
 	expect_eq abc "$out" "output of a well-formed agent"
 	[ -z "$(pgrep -f "fake-qemu.*$d/")" ] || fail "fake QEMU left running"
+}
+
+# A test that prints 38 MB: the KTAP diagnostics keep its end (16 KiB or
+# more, saying how much was cut and where the rest is), the run folder's
+# test log keeps 16 MiB of it, and nothing more is held or copied.
+test_bounded_output() {
+	local d rc=0 size
+	d=$(fake_arch)
+	printf 'node a arch=toy\ntest "floods" a: true\n' >"$d/flood.topo"
+	FAKE_FLOOD=3000000 LAB_TOP=$d "$lab" run -b "$d/build" -r "$d/run" "$d/flood.topo" \
+		>"$d/out" 2>&1 || rc=$?
+	expect_eq 1 $rc "exit status"
+	size=$(stat -c %s "$d/run/results.ktap")
+	[ "$size" -lt 65536 ] || fail "results.ktap holds $size bytes"
+	grep -q "^# \[3786[0-9]* bytes before these lines cut; all of it: test-2.log\]$" "$d/out" ||
+		fail "no note of what was cut: $(grep -m1 cut "$d/out")"
+	grep -q "^# line 2999999$" "$d/out" || fail "the output's last line is not in the diagnostics"
+	expect_eq $((16 << 20)) "$(head -c $((16 << 20)) "$d/run/test-2.log" | wc -c)" "bytes logged"
+	expect_eq "[lab: output cut here, at 16 MiB]" "$(tail -n 1 "$d/run/test-2.log")" "end of the log"
 }
 
 # An arch is one file: with arch/toy.conf next to the others, the launcher
@@ -361,7 +387,7 @@ test_arch_is_one_file() {
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 16
+ktap_header 17
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -378,3 +404,4 @@ ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_la
 ktap_run "lab argv prints the QEMU lines in tests/lab-argv (golden files)" test_lab_argv_golden
 ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file
 ktap_run "a hostile agent's lengths and statuses fail its node, named" test_hostile_agent
+ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output

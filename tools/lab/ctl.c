@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,29 @@ void ctl_connect(struct lab *l, int n)
 	nr->ctl = fd;
 }
 
+/* Into the command's log, up to LAB_LOG_MAX bytes, then a note that it was cut. */
+static void ctl_log(struct node_rt *nr, const char *buf, size_t len)
+{
+	static const char cut[] = "\n[lab: output cut here, at 16 MiB]\n";
+	size_t room = LAB_LOG_MAX - nr->logged;
+
+	if (nr->logfd < 0 || nr->logged > LAB_LOG_MAX)
+		return;
+	if (write(nr->logfd, buf, len < room ? len : room) < 0)
+		return;
+	nr->logged += len;
+	if (nr->logged > LAB_LOG_MAX && write(nr->logfd, cut, sizeof(cut) - 1) < 0)
+		return;
+}
+
 /*
- * A command's output: kept for its KTAP diagnostics, or with stream_output
- * passed on at once to stdout and the results file (lab boot).
+ * A command's output: logged, and its end kept for the KTAP diagnostics;
+ * with stream_output passed on at once to stdout and the results file
+ * (lab boot) instead.
  */
 static void ctl_output(struct lab *l, struct node_rt *nr, const char *buf, size_t len)
 {
-	char *p;
+	size_t drop;
 
 	if (l->o->stream_output) {
 		fwrite(buf, 1, len, stdout);
@@ -51,13 +68,31 @@ static void ctl_output(struct lab *l, struct node_rt *nr, const char *buf, size_
 		}
 		return;
 	}
-	p = realloc(nr->out, nr->outlen + len + 1);
-	if (!p)
-		return;
-	memcpy(p + nr->outlen, buf, len);
+	ctl_log(nr, buf, len);
+	if (!nr->out) {
+		nr->out = malloc(2 * LAB_TAIL_MAX + PROTO_MAX_OUT + 1);
+		if (!nr->out)
+			return;
+	}
+	memcpy(nr->out + nr->outlen, buf, len);
 	nr->outlen += len;
-	p[nr->outlen] = '\0';
-	nr->out = p;
+	if (nr->outlen > 2 * LAB_TAIL_MAX) {
+		drop = nr->outlen - LAB_TAIL_MAX;
+		memmove(nr->out, nr->out + drop, LAB_TAIL_MAX);
+		nr->outlen = LAB_TAIL_MAX;
+		nr->outcut += drop;
+	}
+	nr->out[nr->outlen] = '\0';
+}
+
+/* The command ended: its log is complete. */
+static void ctl_end(struct node_rt *nr, int status)
+{
+	nr->status = status;
+	nr->busy = 0;
+	if (nr->logfd >= 0)
+		close(nr->logfd);
+	nr->logfd = -1;
 }
 
 /* A decimal number from 0 to MAX, the whole of S; -1 if it is not one. */
@@ -127,8 +162,7 @@ static int ctl_message(struct lab *l, int n, const char **bad)
 			*bad = "a bad END status";
 			return 0;
 		}
-		nr->status = v;
-		nr->busy = 0;
+		ctl_end(nr, v);
 	} else {
 		*bad = "an unknown header";
 		return 0;
@@ -167,18 +201,26 @@ int ctl_send(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int ctl_start(struct lab *l, int n, const char *cmd)
+int ctl_start(struct lab *l, int n, const char *cmd, const char *log)
 {
 	struct node_rt *nr = &l->nodes[n];
-	char hdr[PROTO_MAX_LINE];
+	char hdr[PROTO_MAX_LINE], path[4096];
 	int len = snprintf(hdr, sizeof(hdr), "RUN %zu\n", strlen(cmd));
 
-	free(nr->out);
-	nr->out = NULL;
+	if (nr->out)
+		nr->out[0] = '\0';
 	nr->outlen = 0;
+	nr->outcut = 0;
+	nr->logged = 0;
+	nr->logname[0] = '\0';
+	if (log) {
+		snprintf(nr->logname, sizeof(nr->logname), "%s", log);
+		snprintf(path, sizeof(path), "%s/%s", l->o->qemu.run_dir, log);
+		nr->logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	}
 	nr->busy = 1;
 	if (nr->ctl < 0 || ctl_send(nr->ctl, hdr, len) || ctl_send(nr->ctl, cmd, strlen(cmd))) {
-		nr->busy = 0;
+		ctl_end(nr, -1);
 		return -1;
 	}
 	return 0;

@@ -21,8 +21,12 @@ struct node_rt {
 	char in[PROTO_MAX_LINE + PROTO_MAX_OUT];
 	size_t inlen;
 	int ready, busy, status;
-	char *out;		/* output of the command in flight */
+	char *out;		/* the end of the command in flight's output */
 	size_t outlen;
+	size_t outcut;		/* bytes of it dropped from the front of out */
+	int logfd;		/* its whole output up to LAB_LOG_MAX, or -1 */
+	size_t logged;
+	char logname[64];	/* that file, in the run folder */
 	int next_setup;		/* setup lines sent so far */
 	long setup_deadline_ms;	/* when the line in flight times out */
 	int setup_timed_out;	/* the line in flight was killed */
@@ -46,6 +50,14 @@ struct lab {
 	char failure[1024];	/* why the lab failed, "" while it has not */
 };
 
+/*
+ * A command's output is kept whole in a log in the run folder, up to
+ * LAB_LOG_MAX bytes; its last LAB_TAIL_MAX bytes (at least) stay in memory
+ * for the KTAP diagnostics, whatever a test prints.
+ */
+#define LAB_LOG_MAX	(16 << 20)
+#define LAB_TAIL_MAX	(16 << 10)
+
 /* run.c */
 long lab_now_ms(void);
 void lab_fail(struct lab *l, const char *fmt, ...)
@@ -64,7 +76,8 @@ void hub_relay(struct hub *h, int from);
 void ctl_connect(struct lab *l, int n);
 void ctl_parse(struct lab *l, int n);
 int ctl_send(int fd, const void *buf, size_t len);
-int ctl_start(struct lab *l, int n, const char *cmd);
+/* Sends CMD to node N; its output also goes to RUN_DIR/LOG (appended) if LOG. */
+int ctl_start(struct lab *l, int n, const char *cmd, const char *log);
 
 /* guest.c */
 int guest_spawn(struct lab *l, int n, FILE *reproduce);

@@ -129,12 +129,12 @@ static void node_lost(struct lab *l, int n)
 		 l->t->nodes[n].name, l->t->nodes[n].name);
 }
 
-int lab_command(struct lab *l, int n, const char *cmd, int timeout_s)
+int lab_command(struct lab *l, int n, const char *cmd, int timeout_s, const char *log)
 {
 	struct node_rt *nr = &l->nodes[n];
 	long deadline = lab_now_ms() + timeout_s * 1000L;
 
-	if (ctl_start(l, n, cmd))
+	if (ctl_start(l, n, cmd, log))
 		return -2;
 	while (nr->busy && !l->failure[0] && nr->ctl >= 0 && lab_now_ms() < deadline)
 		lab_pump(l, 100);
@@ -154,10 +154,18 @@ int lab_command(struct lab *l, int n, const char *cmd, int timeout_s)
 	return -1;
 }
 
-static void print_output(struct lab *l, const char *out)
+/* Node N's last output as KTAP diagnostics: its end, if it was long. */
+static void print_output(struct lab *l, int n)
 {
-	const char *p = out, *nl;
+	const struct node_rt *nr = &l->nodes[n];
+	const char *p = nr->out, *nl;
 
+	if (nr->outcut) {
+		p = strchr(p, '\n');	/* from the first whole line */
+		p = p ? p + 1 : nr->out;
+		report(l, "# [%zu bytes before these lines cut; all of it: %s]\n",
+		       nr->outcut + (p - nr->out), nr->logname[0] ? nr->logname : "not kept");
+	}
 	while (p && *p) {
 		nl = strchr(p, '\n');
 		report(l, "# %.*s\n", (int)(nl ? nl - p : (long)strlen(p)), p);
@@ -192,6 +200,7 @@ static void run_setup(struct lab *l)
 {
 	const struct topo *t = l->t;
 	const struct topo_setup *s;
+	char log[64];
 	int n, pending;
 
 	for (;;) {
@@ -216,7 +225,8 @@ static void run_setup(struct lab *l)
 			if (nr->setup_failed || nr->next_setup == node->nsetup)
 				continue;
 			s = &node->setup[nr->next_setup];
-			if (ctl_start(l, n, s->command)) {
+			snprintf(log, sizeof(log), "setup-%s.log", node->name);
+			if (ctl_start(l, n, s->command, log)) {
 				lab_fail(l, "node %s: control channel lost", node->name);
 				return;
 			}
@@ -246,8 +256,10 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 		free(l);
 		return NULL;
 	}
-	for (n = 0; n < t->nnodes; n++)
+	for (n = 0; n < t->nnodes; n++) {
 		l->nodes[n].ctl = -1;
+		l->nodes[n].logfd = -1;
+	}
 
 	interrupted = 0;
 	signal(SIGINT, on_signal);
@@ -303,6 +315,8 @@ void lab_free(struct lab *l)
 		free(l->nodes[n].out);
 		if (l->nodes[n].ctl >= 0)
 			close(l->nodes[n].ctl);
+		if (l->nodes[n].logfd >= 0)
+			close(l->nodes[n].logfd);
 	}
 	/* calloc'ed: a hub socket never opened is 0, never a socket of ours */
 	for (h = 0; h < l->nhubs; h++)
@@ -343,7 +357,7 @@ static void report_setup(struct lab *l, int *num, int *passed, int *failed)
 			else
 				report(l, "# %s:%d: setup line failed with status %d:\n", t->path,
 				       nr->setup_failed, nr->status);
-			print_output(l, nr->out);
+			print_output(l, n);
 		} else {
 			++*passed;
 			report(l, "ok %d setup of %s\n", *num, t->nodes[n].name);
@@ -355,13 +369,15 @@ static void report_setup(struct lab *l, int *num, int *passed, int *failed)
 static void run_tests(struct lab *l, int *num, int *passed, int *failed)
 {
 	const struct topo *t = l->t;
+	char log[64];
 	int i, status;
 
 	for (i = 0; i < t->ntests && !l->failure[0]; i++) {
 		const struct topo_test *tt = &t->tests[i];
 
 		++*num;
-		status = lab_command(l, tt->node, tt->command, tt->timeout_s);
+		snprintf(log, sizeof(log), "test-%d.log", *num);
+		status = lab_command(l, tt->node, tt->command, tt->timeout_s, log);
 		if (status == -2 && l->failure[0])
 			break;
 		if (status == 0) {
@@ -380,7 +396,7 @@ static void run_tests(struct lab *l, int *num, int *passed, int *failed)
 		else
 			report(l, "# %s:%d: exit status %d on %s\n", t->path, tt->line,
 			       status, t->nodes[tt->node].name);
-		print_output(l, l->nodes[tt->node].out);
+		print_output(l, tt->node);
 	}
 }
 
@@ -403,7 +419,7 @@ int lab_boot(const struct topo *t, const struct run_opts *o, const char *command
 	if (!l)
 		return 2;
 	if (!lab_setup(l))
-		status = lab_command(l, 0, command, timeout_s);
+		status = lab_command(l, 0, command, timeout_s, NULL);
 	if (status == -1)
 		lab_fail(l, "`%s` did not finish within %ds on %s; killed", command,
 			 timeout_s, t->nodes[0].name);

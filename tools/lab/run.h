@@ -27,11 +27,15 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o);
 /* Waits for every agent, then runs the setup lines; -1 if the lab failed. */
 int lab_setup(struct lab *l);
 /*
- * Runs CMD on node N; returns its status, -1 if it timed out (and was
- * killed), -2 if the node is gone or the lab failed.
+ * Runs CMD on node N, its whole output into RUN_DIR/LOG if LOG is not NULL;
+ * returns its status, -1 if it timed out (and was killed), -2 if the node
+ * is gone or the lab failed.
  */
-int lab_command(struct lab *l, int n, const char *cmd, int timeout_s);
-/* The output of node N's last command, or NULL (always with stream_output). */
+int lab_command(struct lab *l, int n, const char *cmd, int timeout_s, const char *log);
+/*
+ * The end of node N's last command's output (at least its last 16 KiB), or
+ * NULL; always NULL with stream_output.
+ */
 const char *lab_output(const struct lab *l, int n);
 /* Why the lab failed (a node panicked, a signal, ...), or NULL. */
 const char *lab_failure(const struct lab *l);

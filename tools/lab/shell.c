@@ -87,7 +87,7 @@ void lab_shell(struct lab *l)
 			printf("lab: no node '%s'\n", line);
 			continue;
 		}
-		status = lab_command(l, n, colon + 1, 3600);
+		status = lab_command(l, n, colon + 1, 3600, NULL);
 		fputs(l->nodes[n].out ? l->nodes[n].out : "", stdout);
 		if (status)
 			printf("[exit %d]\n", status);
