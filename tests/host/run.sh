@@ -274,6 +274,20 @@ test_lab_argv_golden() {
 	[ $bad -eq 0 ]
 }
 
+# A command the agent would refuse (over 64 KiB) is a lint error, so that
+# no write to a guest can outgrow a socket buffer.
+test_command_too_long() {
+	local d rc=0 out long
+	d=$(scratch)
+	long=$(printf '%065537d' 0)
+	printf 'node a\n    true\n    echo %s\ntest "t" a: echo %s\ntest "ok" a: true\n' \
+		"$long" "$long" >"$d/long.topo"
+	out=$("$lab" lint "$d/long.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status"
+	expect_eq "$d/long.topo:3: command longer than 65536 bytes
+$d/long.topo:4: command longer than 65536 bytes" "$out" "messages"
+}
+
 # fake_arch: a scratch project top whose arch toy boots tests/host/fake-qemu
 fake_arch() {
 	local d
@@ -387,7 +401,7 @@ test_arch_is_one_file() {
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 17
+ktap_header 18
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -403,5 +417,6 @@ ktap_run "every shipped topology passes lint" test_shipped_topologies_lint
 ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_lab_help
 ktap_run "lab argv prints the QEMU lines in tests/lab-argv (golden files)" test_lab_argv_golden
 ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file
+ktap_run "a command longer than the protocol's is a FILE:LINE error" test_command_too_long
 ktap_run "a hostile agent's lengths and statuses fail its node, named" test_hostile_agent
 ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output

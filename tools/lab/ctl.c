@@ -184,6 +184,12 @@ void ctl_parse(struct lab *l, int n)
 			    l->nodes[n].in : NULL);
 }
 
+/*
+ * Blocking, yet it cannot block the event loop: a command is at most
+ * PROTO_MAX_CMD bytes (the parser and the shell's line refuse longer), one
+ * runs at a time, and a socket's send buffer holds several times that even
+ * when a guest reads nothing.
+ */
 int ctl_send(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto.h"
 #include "topo.h"
 
 #define DEFAULT_MEM_MIB		256
@@ -223,6 +224,8 @@ static void add_setup_line(struct parser *p, const char *line)
 		if (!*line)
 			error_at(p, p->line, "setup line has a timeout= but no command");
 	}
+	if (strlen(line) > PROTO_MAX_CMD)
+		error_at(p, p->line, "command longer than %d bytes", PROTO_MAX_CMD);
 
 	s = realloc(n->setup, (n->nsetup + 1) * sizeof(*s));
 	if (!s) {
@@ -408,6 +411,8 @@ static void parse_test(struct parser *p, char *rest)
 		error_at(p, p->line, "test on node '%s' has no command", w);
 		return;
 	}
+	if (strlen(rest) > PROTO_MAX_CMD)
+		error_at(p, p->line, "command longer than %d bytes", PROTO_MAX_CMD);
 	snprintf(p->test_node[idx], TOPO_NAME_MAX, "%.15s", w);
 	tt->description = xstrdup(desc);
 	tt->command = xstrdup(rest);
