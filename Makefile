@@ -91,7 +91,7 @@ help:
 	@echo '  make kernel                configure and build the kernel for ARCH'
 	@echo '  make initramfs             the guest userland for ARCH'
 	@echo '  make unit                  host-side unit tests only'
-	@echo '  make golden                rewrite tests/lab-argv (expected lab argv, lab boot -n) after a change'
+	@echo '  make golden                rewrite tests/lab-argv and tests/lab-dump (lab argv, boot -n, dump)'
 	@echo '  make checkpatch            checkpatch --strict on every patch of the series'
 	@echo '  make series-check          build the kernel after every patch, both arches, and with L3 off'
 	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
@@ -308,6 +308,12 @@ golden: $(LAB)
 	done
 	@rm -rf tests/lab-argv && mv $(BUILD)/lab-argv tests/lab-argv
 	@echo "  GOLDEN  tests/lab-argv: $$(find tests/lab-argv -name '*.argv' | wc -l) files"
+	@rm -rf $(BUILD)/lab-dump && mkdir -p $(BUILD)/lab-dump
+	@for f in topo/*.topo; do \
+		$(LAB) dump -a x86_64 $$f >$(BUILD)/lab-dump/$$(basename $$f .topo).dump || exit 2; \
+	done
+	@rm -rf tests/lab-dump && mv $(BUILD)/lab-dump tests/lab-dump
+	@echo "  GOLDEN  tests/lab-dump: $$(ls tests/lab-dump | wc -l) files"
 
 graph: $(LAB)
 	@mkdir -p $(BUILD)/graphs

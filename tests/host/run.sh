@@ -219,7 +219,7 @@ test_shipped_topologies_lint() {
 test_lab_help() {
 	local verb all out rc
 	all=$("$lab" help) || fail "lab help: exit $?"
-	for verb in lint arches graph argv run shell boot help; do
+	for verb in lint arches dump graph argv run shell boot help; do
 		grep -q "lab $verb " <<<"$all" || fail "lab help does not list $verb"
 		out=$("$lab" "$verb" --help) || fail "lab $verb --help: exit $?"
 		expect_eq "usage: lab $verb" "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" "lab $verb --help"
@@ -353,6 +353,26 @@ test_bounded_output() {
 	expect_eq "[lab: output cut here, at 16 MiB]" "$(tail -n 1 "$d/run/test-2.log")" "end of the log"
 }
 
+# `lab dump -a x86_64` of every shipped topology is tests/lab-dump/NAME.dump:
+# a change in what the parser understands shows up as a diff.
+test_lab_dump_golden() {
+	local f name bad=0 compared=0
+	for f in "$top"/topo/*.topo; do
+		name=$(basename "$f" .topo)
+		compared=$((compared + 1))
+		if ! diff -u "$top/tests/lab-dump/$name.dump" <("$lab" dump -a x86_64 "$f"); then
+			echo "lab dump topo/$name.topo differs from tests/lab-dump/$name.dump (make golden after a deliberate change)"
+			bad=1
+		fi
+	done
+	for f in "$top"/tests/lab-dump/*.dump; do
+		name=$(basename "$f" .dump)
+		[ -f "$top/topo/$name.topo" ] || { echo "$name.dump: no topo/$name.topo"; bad=1; }
+	done
+	[ $compared -gt 0 ] || fail "no topology to compare"
+	[ $bad -eq 0 ]
+}
+
 # An arch is one file: with arch/toy.conf next to the others, the launcher
 # knows the arch, boots it with that file's QEMU, machine and command
 # line, and names it among the known ones; without it, toy is refused.
@@ -401,7 +421,7 @@ test_arch_is_one_file() {
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 18
+ktap_header 19
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -416,6 +436,7 @@ ktap_run "topology file that does not exist: named, nothing built" test_topology
 ktap_run "every shipped topology passes lint" test_shipped_topologies_lint
 ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_lab_help
 ktap_run "lab argv prints the QEMU lines in tests/lab-argv (golden files)" test_lab_argv_golden
+ktap_run "lab dump prints the parsed topologies in tests/lab-dump (golden files)" test_lab_dump_golden
 ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file
 ktap_run "a command longer than the protocol's is a FILE:LINE error" test_command_too_long
 ktap_run "a hostile agent's lengths and statuses fail its node, named" test_hostile_agent

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lab: the topology launcher.  Its verbs (lint, arches, graph, run, shell,
- * argv, boot) are described in verbs[] below; `lab help` prints them.
+ * lab: the topology launcher.  Its verbs (lint, arches, dump, graph, run,
+ * shell, argv, boot) are described in verbs[] below; `lab help` prints them.
  *
  * Exit: 0 all passed, 1 a test failed, 2 the lab failed (bad file, missing
  * image, boot failure, panic, timeout, signal).
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "dump.h"
 #include "proto.h"
 #include "run.h"
 #include "topo.h"
@@ -45,6 +46,10 @@ static const struct verb verbs[] = {
 	  "Exit 2 on any error.\n" },
 	{ "arches", "arches [-a ARCH] FILE",
 	  "Print the guest arches FILE needs, one a line.\n" },
+	{ "dump", "dump [-a ARCH] FILE",
+	  "Print the topology as the parser understood it, one fact a line, with\n"
+	  "every default filled in; tests/lab-dump holds it for every shipped\n"
+	  "topology.\n" },
 	{ "graph", "graph [-a ARCH] FILE",
 	  "Print the topology as a Graphviz graph (dot -Tsvg).\n" },
 	{ "run", "run [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS] [-m MIB] [-d] FILE",
@@ -489,6 +494,10 @@ static int topology_verb(struct topo *t, struct run_opts *o, struct cli *c)
 			t->nodes[i].mem_mib = c->mem;
 	if (!strcmp(c->verb, "arches")) {
 		arches(t);
+		return 0;
+	}
+	if (!strcmp(c->verb, "dump")) {
+		topo_dump(t, stdout);
 		return 0;
 	}
 	if (!strcmp(c->verb, "graph")) {

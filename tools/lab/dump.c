@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lab dump: the parsed topology, one fact a line, every default filled in
+ * (arch, memory, CPUs, timeouts, MACs, the mtu= setup lines).  What the
+ * parser understood, for golden tests (tests/lab-dump) and for a tester
+ * checking a new file.
+ */
+#include <stdio.h>
+
+#include "dump.h"
+#include "qemu.h"
+
+static void dump_node(const struct topo *t, int n, FILE *f)
+{
+	const struct topo_node *node = &t->nodes[n];
+	char mac[18];
+	int i;
+
+	fprintf(f, "node %s arch=%s mem=%d cpus=%d (line %d)\n", node->name, node->arch,
+		node->mem_mib, node->cpus, node->line);
+	for (i = 0; i < node->nports; i++) {
+		qemu_mac(n, i, mac);
+		fprintf(f, "  nic %s mac=%s wire=%s\n", node->ports[i].ifname, mac,
+			t->wires[node->ports[i].wire].name);
+	}
+	for (i = 0; i < node->nsetup; i++)
+		fprintf(f, "  setup timeout=%d (line %d): %s\n", node->setup[i].timeout_s,
+			node->setup[i].line, node->setup[i].command);
+}
+
+static void dump_wire(const struct topo *t, const struct topo_wire *w, FILE *f)
+{
+	int m;
+
+	fprintf(f, "%s %s", w->is_lan ? "lan" : "link", w->name);
+	for (m = 0; m < w->nmembers; m++)
+		fprintf(f, " %s:%s", t->nodes[w->members[m].node].name, w->members[m].ifname);
+	if (w->mtu)
+		fprintf(f, " mtu=%d", w->mtu);
+	fprintf(f, " (line %d)\n", w->line);
+}
+
+void topo_dump(const struct topo *t, FILE *f)
+{
+	int i;
+
+	for (i = 0; i < t->nnodes; i++)
+		dump_node(t, i, f);
+	for (i = 0; i < t->nwires; i++)
+		dump_wire(t, &t->wires[i], f);
+	for (i = 0; i < t->ntests; i++)
+		fprintf(f, "test %d on %s timeout=%d (line %d): \"%s\": %s\n", i + 1,
+			t->nodes[t->tests[i].node].name, t->tests[i].timeout_s, t->tests[i].line,
+			t->tests[i].description, t->tests[i].command);
+}
