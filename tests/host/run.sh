@@ -121,6 +121,16 @@ test_ktap_count() {
 		awk -f "$top/tools/ktap-count.awk")" "complete run that bailed out"
 }
 
+# The one shell KTAP writer and the closing line, against golden files:
+# tests/ktap/example.sh writes every kind of line tests/lib/ktap.sh can.
+test_ktap_writer_golden() {
+	local rc=0 closing
+	diff -u "$top/tests/ktap/example.ktap" <(bash "$top/tests/ktap/example.sh")
+	closing=$("$top/tools/ktap-close.sh" "$top/tests/ktap/example.ktap") || rc=$?
+	expect_eq "$(cat "$top/tests/ktap/example.close")" "$closing" "closing line"
+	[ $rc -eq 1 ] || fail "ktap-close.sh exit $rc for a document with failures, wanted 1"
+}
+
 # Without root, missing packages are listed in one message, exit 1.
 test_deps_non_root_message() {
 	local err
@@ -421,13 +431,14 @@ test_arch_is_one_file() {
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 19
+ktap_header 20
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
 ktap_run "kernel-tree re-applies only from an edited patch" test_tree_edit_reapplies_suffix
 ktap_run "kernel-tree names a missing patch file" test_tree_missing_patch_file
 ktap_run "ktap-count: truncated runs fail, skips count apart" test_ktap_count
+ktap_run "the shell KTAP writer and closing line match tests/ktap (golden)" test_ktap_writer_golden
 ktap_run "deps without root lists what to install" test_deps_non_root_message
 ktap_run "lab boot refuses bad input before QEMU, in one line" test_lab_boot_bad_input
 ktap_run "make names a bad ARCH and a missing cross compiler" test_make_bad_arch_and_compiler
