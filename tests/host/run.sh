@@ -334,6 +334,7 @@ test_hostile_agent() {
 	END 256\n|the agent sent garbage: a bad END status 'END 256'
 	long|the agent sent garbage: a header line longer than the protocol's
 	HELLO\x01\n|the agent sent garbage: an unknown header 'HELLO?'
+	END 7\x00junk\n|the agent sent garbage: a NUL byte in a header line 'END 7'
 	exit|QEMU exited with status 0 (see guest.qemu.log)
 	EOF
 	rc=0
@@ -341,6 +342,38 @@ test_hostile_agent() {
 		-r "$d/run" -T 10 true 2>/dev/null) || rc=$?
 	expect_eq 1 $rc "exit status of a command that failed"
 	expect_eq abc "$out" "output of a well-formed agent"
+	[ -z "$(pgrep -f "fake-qemu.*$d/")" ] || fail "fake QEMU left running"
+}
+
+# A guest that stops reading cannot stall the launcher: its commands queue
+# up to a bound, then the lab fails naming it.  A channel closed before a
+# command, or a panic after the last one, fails the lab too (exit 2).
+test_lost_guests() {
+	local d rc out i long
+	d=$(fake_arch)
+	long=$(printf '%065000d' 0)
+	{
+		echo "node a arch=toy"
+		for i in 1 2 3 4 5 6 7 8; do echo "test \"t$i\" a: true #$long"; done
+	} >"$d/long.topo"
+	rc=0
+	out=$(FAKE_AGENT=deaf LAB_TOP=$d timeout 60 "$lab" run -b "$d/build" -r "$d/run" \
+		"$d/long.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status with an agent that reads nothing"
+	grep -q "^lab: node a: the agent has left [0-9]* bytes of commands unread$" <<<"$out" ||
+		fail "no message naming the deaf agent: $(tail -n 3 <<<"$out")"
+	rc=0
+	out=$(FAKE_AGENT=shut LAB_TOP=$d timeout 60 "$lab" boot -a toy -b "$d/build" -r "$d/run" \
+		-T 10 true 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status with a channel closed before the command"
+	grep -q "^lab: node guest: the agent's control channel closed" <<<"$out" ||
+		fail "no message naming the closed channel: $out"
+	rc=0
+	out=$(FAKE_AGENT='END 0\n' FAKE_CONSOLE=$'[ 1.0] Kernel panic - not syncing: Attempted to kill init!\n' \
+		LAB_TOP=$d timeout 60 "$lab" boot -a toy -b "$d/build" -r "$d/run" -T 10 true 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status with a panic after the command"
+	grep -q "^Bail out! node guest: the kernel reported a problem: Kernel panic - not syncing" <<<"$out" ||
+		fail "the panic is not named: $out"
 	[ -z "$(pgrep -f "fake-qemu.*$d/")" ] || fail "fake QEMU left running"
 }
 
@@ -431,7 +464,7 @@ test_arch_is_one_file() {
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 20
+ktap_header 21
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -451,4 +484,5 @@ ktap_run "lab dump prints the parsed topologies in tests/lab-dump (golden files)
 ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file
 ktap_run "a command longer than the protocol's is a FILE:LINE error" test_command_too_long
 ktap_run "a hostile agent's lengths and statuses fail its node, named" test_hostile_agent
+ktap_run "a deaf agent, a closed channel, a late panic: exit 2, named" test_lost_guests
 ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output

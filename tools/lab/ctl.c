@@ -25,7 +25,8 @@ void ctl_connect(struct lab *l, int n)
 	snprintf(path, sizeof(path), "%s/%s.ctl", l->o->qemu.run_dir, l->t->nodes[n].name);
 	if (lab_sock_path(&sa, path))
 		return;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a guest that stops reading must not stall the loop. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -33,6 +34,7 @@ void ctl_connect(struct lab *l, int n)
 		return;
 	}
 	nr->ctl = fd;
+	nr->connected = 1;
 }
 
 /* Into the command's log, up to LAB_LOG_MAX bytes, then a note that it was cut. */
@@ -62,11 +64,21 @@ static void ctl_output(struct lab *l, struct node_rt *nr, const char *buf, size_
 	if (l->o->stream_output) {
 		fwrite(buf, 1, len, stdout);
 		fflush(stdout);
-		if (l->o->results) {
-			fwrite(buf, 1, len, l->o->results);
+		/* The results file is capped like a test's log; the terminal is not. */
+		if (l->o->results && l->streamed <= LAB_LOG_MAX) {
+			fwrite(buf, 1, l->streamed + len > LAB_LOG_MAX ?
+			       LAB_LOG_MAX - l->streamed : len, l->o->results);
+			if (l->streamed + len > LAB_LOG_MAX)
+				fputs("\n[lab: output cut here, at 16 MiB]\n", l->o->results);
 			fflush(l->o->results);
 		}
+		l->streamed += len;
+		l->last_streamed = buf[len - 1];
 		return;
+	}
+	if (l->echo) {
+		fwrite(buf, 1, len, stdout);
+		fflush(stdout);
 	}
 	ctl_log(nr, buf, len);
 	if (!nr->out) {
@@ -119,9 +131,7 @@ static void ctl_garbage(struct lab *l, int n, const char *what, const char *line
 	shown[i] = '\0';
 	lab_fail(l, "node %s: the agent sent garbage: %s%s%s%s", l->t->nodes[n].name,
 		 what, line ? " '" : "", shown, line ? "'" : "");
-	close(l->nodes[n].ctl);
-	l->nodes[n].ctl = -1;
-	l->nodes[n].inlen = 0;
+	ctl_close(l, n);
 }
 
 /*
@@ -138,6 +148,10 @@ static int ctl_message(struct lab *l, int n, const char **bad)
 	if (!nl || nl - nr->in >= PROTO_MAX_LINE) {
 		if (nr->inlen >= PROTO_MAX_LINE)
 			*bad = "a header line longer than the protocol's";
+		return 0;
+	}
+	if (memchr(nr->in, '\0', nl - nr->in)) {
+		*bad = "a NUL byte in a header line";
 		return 0;
 	}
 	*nl = '\0';
@@ -179,32 +193,87 @@ void ctl_parse(struct lab *l, int n)
 
 	while (ctl_message(l, n, &bad))
 		;
+	/* The line is shown when it was cut at its newline, and has no NUL. */
 	if (bad)
-		ctl_garbage(l, n, bad, memchr(l->nodes[n].in, '\0', l->nodes[n].inlen) ?
-			    l->nodes[n].in : NULL);
+		ctl_garbage(l, n, bad, memchr(l->nodes[n].in, '\0', l->nodes[n].inlen) &&
+			    strlen(l->nodes[n].in) ? l->nodes[n].in : NULL);
 }
 
-/*
- * Blocking, yet it cannot block the event loop: a command is at most
- * PROTO_MAX_CMD bytes (the parser and the shell's line refuse longer), one
- * runs at a time, and a socket's send buffer holds several times that even
- * when a guest reads nothing.
- */
-int ctl_send(int fd, const void *buf, size_t len)
+/* Commands and KILLs a guest may leave unread before it counts as stuck. */
+#define CTL_SENDQ_MAX	(4 * (PROTO_MAX_CMD + PROTO_MAX_LINE))
+
+void ctl_close(struct lab *l, int n)
 {
-	const char *p = buf;
+	struct node_rt *nr = &l->nodes[n];
+
+	if (nr->ctl >= 0)
+		close(nr->ctl);
+	nr->ctl = -1;
+	nr->ready = 0;
+	nr->inlen = 0;
+	nr->sendlen = 0;
+}
+
+int ctl_flush(struct lab *l, int n)
+{
+	struct node_rt *nr = &l->nodes[n];
 	ssize_t w;
 
-	while (len) {
-		w = write(fd, p, len);
+	while (nr->sendlen) {
+		w = write(nr->ctl, nr->sendq, nr->sendlen);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
 		if (w <= 0)
 			return -1;
-		p += w;
-		len -= w;
+		memmove(nr->sendq, nr->sendq + w, nr->sendlen - w);
+		nr->sendlen -= w;
 	}
 	return 0;
+}
+
+int ctl_send(struct lab *l, int n, const void *buf, size_t len)
+{
+	struct node_rt *nr = &l->nodes[n];
+	char *q;
+
+	if (nr->ctl < 0)
+		return -1;
+	if (nr->sendlen + len > CTL_SENDQ_MAX) {
+		lab_fail(l, "node %s: the agent has left %zu bytes of commands unread",
+			 l->t->nodes[n].name, nr->sendlen);
+		return -1;
+	}
+	q = realloc(nr->sendq, nr->sendlen + len);
+	if (!q) {
+		lab_fail(l, "out of memory");
+		return -1;
+	}
+	memcpy(q + nr->sendlen, buf, len);
+	nr->sendq = q;
+	nr->sendlen += len;
+	if (ctl_flush(l, n)) {
+		ctl_close(l, n);
+		return -1;
+	}
+	return 0;
+}
+
+void ctl_receive(struct lab *l, int n)
+{
+	struct node_rt *nr = &l->nodes[n];
+	ssize_t r;
+
+	r = read(nr->ctl, nr->in + nr->inlen, sizeof(nr->in) - nr->inlen);
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (r <= 0) {
+		ctl_close(l, n);
+		return;
+	}
+	nr->inlen += r;
+	ctl_parse(l, n);
 }
 
 int ctl_start(struct lab *l, int n, const char *cmd, const char *log)
@@ -225,7 +294,7 @@ int ctl_start(struct lab *l, int n, const char *cmd, const char *log)
 		nr->logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	}
 	nr->busy = 1;
-	if (nr->ctl < 0 || ctl_send(nr->ctl, hdr, len) || ctl_send(nr->ctl, cmd, strlen(cmd))) {
+	if (ctl_send(l, n, hdr, len) || ctl_send(l, n, cmd, strlen(cmd))) {
 		ctl_end(nr, -1);
 		return -1;
 	}

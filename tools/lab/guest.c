@@ -61,20 +61,22 @@ int guest_spawn(struct lab *l, int n, FILE *reproduce)
 static const char *const panic_marks[] = { "Kernel panic", NULL };
 
 /*
- * What a kernel prints when it finds a bug in itself: BUG and WARN, and
- * KASAN, lockdep and RCU reports (the debug kernels print them all; the
- * quiet lab kernels print at least BUG).
+ * What a kernel prints when it finds a bug in itself: a panic (also one
+ * that came after the guest's last command), BUG and WARN, and KASAN,
+ * lockdep and RCU reports (the debug kernels print them all; the quiet lab
+ * kernels at least panics and BUG).
  */
 static const char *const report_marks[] = {
-	"BUG:", "WARNING:", "KASAN", "possible circular", "possible recursive",
-	"inconsistent lock", "suspicious RCU", NULL
+	"Kernel panic", "BUG:", "WARNING:", "KASAN", "possible circular",
+	"possible recursive", "inconsistent lock", "suspicious RCU", NULL
 };
 
 /* The first line of node N's console holding one of MARKS, from it on; or "". */
 static void console_find(struct lab *l, int n, const char *const marks[],
 			 char *buf, size_t size)
 {
-	char path[4096], *p = NULL;
+	char path[4096], *line = NULL, *p = NULL;
+	size_t cap = 0;
 	int i;
 	FILE *f;
 
@@ -84,16 +86,16 @@ static void console_find(struct lab *l, int n, const char *const marks[],
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	while (!p && fgets(buf, size, f))
+	/* Whole lines, however long: a mark must not straddle two reads. */
+	while (!p && getline(&line, &cap, f) >= 0)
 		for (i = 0; marks[i] && !p; i++)
-			p = strstr(buf, marks[i]);
+			p = strstr(line, marks[i]);
 	fclose(f);
-	if (!p) {
-		buf[0] = '\0';
-		return;
+	if (p) {
+		snprintf(buf, size, "%s", p);
+		buf[strcspn(buf, "\r\n")] = '\0';
 	}
-	memmove(buf, p, strlen(p) + 1);
-	buf[strcspn(buf, "\r\n")] = '\0';
+	free(line);
 }
 
 void guests_reap(struct lab *l)

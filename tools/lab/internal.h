@@ -17,7 +17,10 @@
 
 struct node_rt {
 	pid_t pid;		/* QEMU, 0 once reaped */
-	int ctl;		/* control socket, -1 until connected */
+	int ctl;		/* control socket (non-blocking), -1 until connected */
+	int connected;		/* it was: once closed, the node is lost */
+	char *sendq;		/* bytes for the agent the socket did not take yet */
+	size_t sendlen;
 	char in[PROTO_MAX_LINE + PROTO_MAX_OUT];
 	size_t inlen;
 	int ready, busy, status;
@@ -47,6 +50,9 @@ struct lab {
 	struct hub *hubs;
 	int nhubs;
 	int stopping;		/* QEMU exits are expected from now on */
+	int echo;		/* lab shell: output to the terminal as it arrives */
+	size_t streamed;	/* stream_output: bytes so far, and the last one */
+	char last_streamed;
 	char failure[1024];	/* why the lab failed, "" while it has not */
 };
 
@@ -74,8 +80,17 @@ void hub_relay(struct hub *h, int from);
 
 /* ctl.c */
 void ctl_connect(struct lab *l, int n);
-void ctl_parse(struct lab *l, int n);
-int ctl_send(int fd, const void *buf, size_t len);
+/* Reads what node N's agent sent and parses it; the channel may close. */
+void ctl_receive(struct lab *l, int n);
+/*
+ * Queues BUF for node N's agent and writes what its socket takes now; the
+ * event loop writes the rest.  -1 if the channel is gone or the agent has
+ * left CTL_SENDQ_MAX bytes unread (the lab then fails).
+ */
+int ctl_send(struct lab *l, int n, const void *buf, size_t len);
+/* Writes queued bytes; -1 if the channel is gone. */
+int ctl_flush(struct lab *l, int n);
+void ctl_close(struct lab *l, int n);
 /* Sends CMD to node N; its output also goes to RUN_DIR/LOG (appended) if LOG. */
 int ctl_start(struct lab *l, int n, const char *cmd, const char *log);
 

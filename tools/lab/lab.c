@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -332,6 +333,7 @@ static int run_in_folder(const struct topo *t, struct run_opts *o, const char *r
 			 const char *command, int command_timeout_s)
 {
 	char dir[3072], path[4096];
+	struct sockaddr_un sun;
 	int rc;
 
 	if (!run_dir) {
@@ -341,6 +343,13 @@ static int run_in_folder(const struct topo *t, struct run_opts *o, const char *r
 	o->qemu.run_dir = run_dir;
 	if (images_ready(t, &o->qemu))
 		return 2;
+	/* The longest socket in it: RUN/NODE.console, RUN/w63.hub15.sock. */
+	if (strlen(run_dir) + 1 + TOPO_NAME_MAX + sizeof(".console") > sizeof(sun.sun_path)) {
+		fprintf(stderr, "lab: %s: run folder path too long for its unix sockets "
+			"(at most %zu bytes)\n", run_dir,
+			sizeof(sun.sun_path) - 1 - TOPO_NAME_MAX - sizeof(".console"));
+		return 2;
+	}
 	if (mkdir_p(run_dir)) {
 		fprintf(stderr, "lab: %s: %s\n", run_dir, strerror(errno));
 		return 2;
@@ -366,7 +375,7 @@ struct cli {
 	int mem, cpus, command_timeout_s, dry_run;
 	int boot_only;		/* an option only lab boot takes was given */
 	char known[1024];	/* the arch names of arch/ */
-	char command[PROTO_MAX_CMD];	/* lab boot's COMMAND words, joined */
+	char command[PROTO_MAX_CMD + 2];	/* lab boot's COMMAND words, joined */
 };
 
 static int number(const char *opt, const char *s, int min, int max)
@@ -374,7 +383,7 @@ static int number(const char *opt, const char *s, int min, int max)
 	char *end;
 	long v = strtol(s, &end, 10);
 
-	if (*s && !*end && v >= min && v <= max)
+	if (*s >= '0' && *s <= '9' && !*end && v >= min && v <= max)
 		return v;
 	fprintf(stderr, "lab: %s %s: expected a number from %d to %d\n", opt, s, min, max);
 	exit(2);
@@ -469,16 +478,15 @@ static void join_command(int argc, char **argv, struct cli *c)
 	size_t len = 0;
 	int i;
 
-	if (argc < 1) {
+	if (argc < 1 || !argv[0][0]) {
 		fprintf(stderr, "lab: boot: no COMMAND to run in the guest (lab help boot)\n");
 		exit(2);
 	}
 	for (i = 0; i < argc; i++) {
 		len += snprintf(c->command + len, sizeof(c->command) - len, "%s%s",
 				i ? " " : "", argv[i]);
-		if (len >= sizeof(c->command)) {
-			fprintf(stderr, "lab: boot: COMMAND longer than %zu bytes\n",
-				sizeof(c->command) - 1);
+		if (len > PROTO_MAX_CMD) {
+			fprintf(stderr, "lab: boot: COMMAND longer than %d bytes\n", PROTO_MAX_CMD);
 			exit(2);
 		}
 	}

@@ -38,12 +38,17 @@ long lab_now_ms(void)
 void lab_fail(struct lab *l, const char *fmt, ...)
 {
 	va_list ap;
+	char *p;
 
 	if (l->failure[0])
 		return;
 	va_start(ap, fmt);
 	vsnprintf(l->failure, sizeof(l->failure), fmt, ap);
 	va_end(ap);
+	/* One line: it becomes a KTAP "Bail out!" (a command may hold newlines). */
+	for (p = l->failure; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
 }
 
 /* KTAP goes to stdout and to the run folder's results.ktap. */
@@ -69,13 +74,13 @@ void lab_pump(struct lab *l, int ms)
 	struct pollfd pfd[TOPO_MAX_NODES + TOPO_MAX_WIRES * TOPO_MAX_MEMBERS];
 	int who[TOPO_MAX_NODES + TOPO_MAX_WIRES * TOPO_MAX_MEMBERS];
 	int np = 0, i, h, m, n;
-	ssize_t r;
 
 	for (n = 0; n < l->t->nnodes; n++) {
-		if (l->nodes[n].ctl < 0 && l->nodes[n].pid)
+		if (l->nodes[n].ctl < 0 && l->nodes[n].pid && !l->nodes[n].connected)
 			ctl_connect(l, n);
 		if (l->nodes[n].ctl >= 0) {
-			pfd[np] = (struct pollfd){ .fd = l->nodes[n].ctl, .events = POLLIN };
+			pfd[np] = (struct pollfd){ .fd = l->nodes[n].ctl, .events = POLLIN |
+						   (l->nodes[n].sendlen ? POLLOUT : 0) };
 			who[np++] = n;
 		}
 	}
@@ -98,16 +103,10 @@ void lab_pump(struct lab *l, int ms)
 			continue;
 		}
 		n = who[i];
-		r = read(l->nodes[n].ctl, l->nodes[n].in + l->nodes[n].inlen,
-			 sizeof(l->nodes[n].in) - l->nodes[n].inlen);
-		if (r <= 0) {
-			close(l->nodes[n].ctl);
-			l->nodes[n].ctl = -1;
-			l->nodes[n].ready = 0;
-			continue;
-		}
-		l->nodes[n].inlen += r;
-		ctl_parse(l, n);
+		if ((pfd[i].revents & POLLOUT) && ctl_flush(l, n))
+			ctl_close(l, n);
+		if (l->nodes[n].ctl >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			ctl_receive(l, n);
 	}
 	guests_reap(l);
 	if (interrupted)
@@ -125,7 +124,7 @@ static void node_lost(struct lab *l, int n)
 
 	while (l->nodes[n].pid && !l->failure[0] && lab_now_ms() < deadline)
 		lab_pump(l, 50);
-	lab_fail(l, "node %s: the agent's control channel closed mid-command (see %s.console.log)",
+	lab_fail(l, "node %s: the agent's control channel closed (see %s.console.log)",
 		 l->t->nodes[n].name, l->t->nodes[n].name);
 }
 
@@ -134,8 +133,10 @@ int lab_command(struct lab *l, int n, const char *cmd, int timeout_s, const char
 	struct node_rt *nr = &l->nodes[n];
 	long deadline = lab_now_ms() + timeout_s * 1000L;
 
-	if (ctl_start(l, n, cmd, log))
+	if (ctl_start(l, n, cmd, log)) {
+		node_lost(l, n);
 		return -2;
+	}
 	while (nr->busy && !l->failure[0] && nr->ctl >= 0 && lab_now_ms() < deadline)
 		lab_pump(l, 100);
 	if (!nr->busy)
@@ -144,7 +145,7 @@ int lab_command(struct lab *l, int n, const char *cmd, int timeout_s, const char
 		node_lost(l, n);
 	if (l->failure[0])
 		return -2;
-	ctl_send(nr->ctl, "KILL\n", 5);
+	ctl_send(l, n, "KILL\n", 5);
 	deadline = lab_now_ms() + KILL_GRACE_MS;
 	while (nr->busy && !l->failure[0] && nr->ctl >= 0 && lab_now_ms() < deadline)
 		lab_pump(l, 100);
@@ -184,7 +185,7 @@ static void setup_overdue(struct lab *l, int n)
 
 	if (!nr->setup_timed_out) {
 		nr->setup_timed_out = 1;
-		ctl_send(nr->ctl, "KILL\n", 5);
+		ctl_send(l, n, "KILL\n", 5);
 		nr->setup_deadline_ms += KILL_GRACE_MS;
 		return;
 	}
@@ -240,8 +241,26 @@ static void run_setup(struct lab *l)
 	}
 }
 
+/* A run folder used again (-r) must not mix an earlier run's output in. */
+static void remove_old_logs(struct lab *l)
+{
+	char path[4200];
+	int i;
+
+	for (i = 0; i < l->t->nnodes; i++) {
+		snprintf(path, sizeof(path), "%s/setup-%s.log", l->o->qemu.run_dir,
+			 l->t->nodes[i].name);
+		unlink(path);
+	}
+	for (i = 1; i <= l->t->nnodes + l->t->ntests; i++) {
+		snprintf(path, sizeof(path), "%s/test-%d.log", l->o->qemu.run_dir, i);
+		unlink(path);
+	}
+}
+
 struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 {
+	struct sigaction stop = { .sa_handler = on_signal };
 	struct lab *l = calloc(1, sizeof(*l));
 	char path[4096];
 	FILE *reproduce;
@@ -261,10 +280,11 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 		l->nodes[n].logfd = -1;
 	}
 
+	/* No SA_RESTART: a signal ends any wait at once. */
 	interrupted = 0;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	sigaction(SIGINT, &stop, NULL);
+	sigaction(SIGTERM, &stop, NULL);
+	sigaction(SIGHUP, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	snprintf(path, sizeof(path), "%s/reproduce", o->qemu.run_dir);
@@ -279,6 +299,7 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 		lab_free(l);
 		return NULL;
 	}
+	remove_old_logs(l);
 	fprintf(reproduce, "# QEMU command lines, one command per node\n");
 	for (n = 0; n < t->nnodes; n++)
 		if (guest_spawn(l, n, reproduce)) {
@@ -313,6 +334,7 @@ void lab_free(struct lab *l)
 
 	for (n = 0; n < l->t->nnodes; n++) {
 		free(l->nodes[n].out);
+		free(l->nodes[n].sendq);
 		if (l->nodes[n].ctl >= 0)
 			close(l->nodes[n].ctl);
 		if (l->nodes[n].logfd >= 0)
@@ -405,6 +427,9 @@ static int lab_conclude(struct lab *l, int failed)
 {
 	if (!l->failure[0])
 		return failed ? 1 : 0;
+	/* Bail out! starts a line, even after output that did not end one. */
+	if (l->streamed && l->last_streamed != '\n')
+		report(l, "\n");
 	report(l, "Bail out! %s\n", l->failure);
 	fprintf(stderr, "lab: %s\n", l->failure);
 	return 2;

@@ -41,55 +41,109 @@ static void attach_console(struct lab *l, const char *name)
 	printf("\n");
 }
 
+/* One line typed at the prompt: a lab command or NODE: COMMAND. */
+static void run_line(struct lab *l, char *line)
+{
+	char *colon;
+	int n, status;
+
+	if (!strcmp(line, "nodes")) {
+		for (n = 0; n < l->t->nnodes; n++)
+			printf("%s (%s), console log: %s/%s.console.log\n",
+			       l->t->nodes[n].name, l->t->nodes[n].arch,
+			       l->o->qemu.run_dir, l->t->nodes[n].name);
+		return;
+	}
+	if (!strncmp(line, "console ", 8)) {
+		attach_console(l, line + 8);
+		return;
+	}
+	colon = strchr(line, ':');
+	if (!colon) {
+		if (line[0])
+			printf("lab: expected NODE: COMMAND\n");
+		return;
+	}
+	*colon = '\0';
+	n = topo_find_node(l->t, line);
+	if (n < 0) {
+		printf("lab: no node '%s'\n", line);
+		return;
+	}
+	l->echo = 1;
+	status = lab_command(l, n, colon + 1, 3600, NULL);
+	l->echo = 0;
+	if (status)
+		printf("[exit %d]\n", status);
+}
+
+/*
+ * The next line from stdin into LINE (SIZE bytes with the NUL), relaying
+ * frames meanwhile and never blocking in a read: 1, or 0 at end of input
+ * or when the lab failed.  A longer line is refused whole, not split.
+ */
+static int read_line(struct lab *l, char *line, size_t size, size_t *have)
+{
+	struct pollfd in = { .fd = 0, .events = POLLIN };
+	int too_long = 0;
+	char *nl;
+	ssize_t r;
+
+	for (;;) {
+		nl = memchr(line, '\n', *have);
+		if (nl) {
+			*nl = '\0';
+			if (!too_long)
+				return 1;
+			printf("lab: a line longer than %zu bytes; ignored\nlab> ", size - 2);
+			fflush(stdout);
+			*have -= nl + 1 - line;
+			memmove(line, nl + 1, *have);
+			too_long = 0;
+			continue;
+		}
+		if (*have == size - 1) {	/* no newline in a full buffer */
+			too_long = 1;
+			*have = 0;
+		}
+		if (l->failure[0])
+			return 0;
+		if (poll(&in, 1, 0) <= 0) {
+			lab_pump(l, 50);
+			continue;
+		}
+		r = read(0, line + *have, size - 1 - *have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {		/* end of input: a last line without newline counts */
+			line[*have] = '\0';
+			return *have && !too_long ? (*have = 0, 1) : 0;
+		}
+		*have += r;
+	}
+}
+
 /* "NODE: COMMAND" lines from stdin until EOF or "quit". */
 void lab_shell(struct lab *l)
 {
-	char line[4096], *colon;
-	int n, status;
+	char line[4096];
+	size_t have = 0, len;
 
 	printf("# lab is up: type 'NODE: COMMAND', 'console NODE', 'nodes', or 'quit'\n");
 	fflush(stdout);
 	while (!l->failure[0]) {
 		printf("lab> ");
 		fflush(stdout);
-		for (;;) {	/* keep relaying frames while the user types */
-			struct pollfd in = { .fd = 0, .events = POLLIN };
-
-			if (poll(&in, 1, 0) > 0 || l->failure[0])
-				break;
-			lab_pump(l, 50);
-		}
-		if (l->failure[0] || !fgets(line, sizeof(line), stdin))
+		if (!read_line(l, line, sizeof(line), &have))
 			break;
-		line[strcspn(line, "\n")] = '\0';
+		len = strlen(line) + 1;
 		if (!strcmp(line, "quit") || !strcmp(line, "exit"))
 			break;
-		if (!strcmp(line, "nodes")) {
-			for (n = 0; n < l->t->nnodes; n++)
-				printf("%s (%s), console log: %s/%s.console.log\n",
-				       l->t->nodes[n].name, l->t->nodes[n].arch,
-				       l->o->qemu.run_dir, l->t->nodes[n].name);
-			continue;
+		run_line(l, line);
+		/* What followed the line's newline is the next line's start. */
+		if (have >= len) {
+			have -= len;
+			memmove(line, line + len, have);
 		}
-		if (!strncmp(line, "console ", 8)) {
-			attach_console(l, line + 8);
-			continue;
-		}
-		colon = strchr(line, ':');
-		if (!colon) {
-			if (line[0])
-				printf("lab: expected NODE: COMMAND\n");
-			continue;
-		}
-		*colon = '\0';
-		n = topo_find_node(l->t, line);
-		if (n < 0) {
-			printf("lab: no node '%s'\n", line);
-			continue;
-		}
-		status = lab_command(l, n, colon + 1, 3600, NULL);
-		fputs(l->nodes[n].out ? l->nodes[n].out : "", stdout);
-		if (status)
-			printf("[exit %d]\n", status);
 	}
 }
