@@ -71,7 +71,7 @@ ktap_close = tools/ktap-close.sh $(1)
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
-	lab-images host-tools argv golden fuzz checkpatch series-check check unit l2 l3ns \
+	lab-images host-tools argv golden fuzz checkpatch series-check check unit \
 	stress-l3 bench-boot bench-build bench-lab bench-l3 clean distclean FORCE
 
 help:
@@ -304,7 +304,7 @@ golden: $(LAB)
 		for f in topo/*.topo; do \
 			$(LAB) argv -a $$a $$f >$(BUILD)/lab-argv/$$(basename $$f .topo).$$a.argv || exit 2; \
 		done; \
-		$(LAB) boot -n -a $$a /lab/run/l2 >$(BUILD)/lab-argv/boot/$$a.argv || exit 2; \
+		$(LAB) boot -n -a $$a /lab/tests/l2.sh >$(BUILD)/lab-argv/boot/$$a.argv || exit 2; \
 	done
 	@rm -rf tests/lab-argv && mv $(BUILD)/lab-argv tests/lab-argv
 	@echo "  GOLDEN  tests/lab-argv: $$(find tests/lab-argv -name '*.argv' | wc -l) files"
@@ -325,17 +325,19 @@ graph: $(LAB)
 		echo "  PNG     build/graphs/$(notdir $(TOPO_FILE:.topo=)).png"; \
 	else echo "  (apt-get install graphviz for a PNG)"; fi
 
-# One-guest suites: tests/guest/l2.sh and tests/guest/l3ns.sh, booted by
-# the launcher like every lab node (lab boot), which fails the run on a
-# panic, a hang or a kernel report (BUG, WARN, KASAN, lockdep, RCU).  A
-# debug kernel (KASAN's shadow, lockdep) needs more memory and time and
-# prints every message.
+# One-guest suites: the tests/guest scripts marked "# check: per arch"
+# (make l2 runs tests/guest/l2.sh), booted by the launcher like every lab
+# node (lab boot), which fails the run on a panic, a hang or a kernel
+# report (BUG, WARN, KASAN, lockdep, RCU).  A debug kernel (KASAN's
+# shadow, lockdep) needs more memory and time and prints every message.
+GUEST_SUITES := $(notdir $(basename $(shell grep -lx '\# check: per arch' tests/guest/*.sh)))
+.PHONY: $(GUEST_SUITES)
 SUITE_FLAGS := -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
 	$(if $(filter 1,$(DEBUG)),-d -t 600 -m 1024 -T 1800 -e ignore_loglevel,-m 256 -T 600)
 
-l2 l3ns: kernel initramfs $(LAB)
+$(GUEST_SUITES): kernel initramfs $(LAB)
 	@rm -rf $(RUNS)/$@
-	@$(LAB) boot $(SUITE_FLAGS) -r $(RUNS)/$@ /lab/run/$@; \
+	@$(LAB) boot $(SUITE_FLAGS) -r $(RUNS)/$@ /lab/tests/$@.sh; \
 		$(call ktap_close,$(RUNS)/$@/results.ktap)
 
 # Many short lives of L3 namespaces, several at once, always on the debug
@@ -346,7 +348,7 @@ stress-l3: deps $(LAB)
 	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/stress-l3.sh
 
 unit:
-	@tests/host/run.sh | tee $(BUILD)/unit.ktap
+	@tests/host/unit.sh | tee $(BUILD)/unit.ktap
 	@$(call ktap_close,$(BUILD)/unit.ktap)
 
 check: deps

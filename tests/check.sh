@@ -48,23 +48,45 @@ for f in topo/*.topo; do
 	pinned_topos+=("$(basename "$f" .topo)")
 done
 
-# A topology suite's file and -a arch, by suite name (names may hold '-').
-suites=(host-unit)
-declare -A topo_file=() topo_arch=()
+# Script suites are found by the line "# check: WHEN" in their header:
+# tests/host/*.sh run on the host, tests/guest/*.sh in a one-guest lab.
+marked() {	# marked DIR WHEN: the names of DIR's scripts so marked
+	grep -lx "# check: $2" "$1"/*.sh | sed 's|.*/||; s|\.sh$||'
+}
+host_once=$(marked tests/host once)
+host_after_build=$(marked tests/host "once, after the first build")
+host_per_arch=$(marked tests/host "per arch")
+guest_per_arch=$(marked tests/guest "per arch")
+
+# Every suite's kind, script or topology, and arch, by its name.
+suites=()
+declare -A kind=() suite_file=() suite_arch=()
+add_suite() {	# add_suite NAME KIND FILE [ARCH]
+	suites+=("$1")
+	kind[$1]=$2 suite_file[$1]=$3 suite_arch[$1]=${4:-}
+}
+for s in $host_once; do
+	add_suite "$s" host "tests/host/$s.sh"
+done
 first=1
 for arch in $arches; do
-	# checkpatch needs the patched tree, which the first build makes.
-	[ -z "$first" ] || suites+=(checkpatch)
+	# These need the patched tree, which the first build makes.
+	for s in $host_after_build; do
+		[ -z "$first" ] || add_suite "$s" host-after-build "tests/host/$s.sh" "$arch"
+	done
 	first=
-	suites+=("l2-$arch" "l3ns-$arch" "reliability-$arch" "lab-reliability-$arch")
+	for s in $guest_per_arch; do
+		add_suite "$s-$arch" guest "/lab/tests/$s.sh" "$arch"
+	done
+	for s in $host_per_arch; do
+		add_suite "$s-$arch" host-arch "tests/host/$s.sh" "$arch"
+	done
 	for t in "${per_arch_topos[@]}"; do
-		suites+=("topo-$t-$arch")
-		topo_file[topo-$t-$arch]=topo/$t.topo topo_arch[topo-$t-$arch]=$arch
+		add_suite "topo-$t-$arch" topo "topo/$t.topo" "$arch"
 	done
 done
 for t in "${pinned_topos[@]}"; do
-	suites+=("topo-$t")
-	topo_file[topo-$t]=topo/$t.topo topo_arch[topo-$t]=${arches%% *}
+	add_suite "topo-$t" topo "topo/$t.topo" "${arches%% *}"
 done
 if [ -n "${CHECK_LIST:-}" ]; then
 	printf '%s\n' "${suites[@]}"
@@ -117,20 +139,20 @@ require_builds() {
 	done
 }
 
-# guest_suite PAYLOAD ARCH: a one-guest suite (tests/guest/PAYLOAD.sh),
-# its KTAP as the guest prints it; the launcher's "Bail out!" (a panic, a
-# kernel report) fails it.
+# guest_suite SCRIPT ARCH: a one-guest suite, its KTAP as the guest prints
+# it; the launcher's "Bail out!" (a panic, a kernel report) fails it.
 guest_suite() {
-	local payload=$1 arch=$2
+	local script=$1 arch=$2 name
+	name=$(basename "$script" .sh)
 	require_builds "$arch" || return
 	build/host/lab boot -a "$arch" -b "$top/build" -k "$accel" -T 600 \
-		-r "build/$arch/runs/$payload" "/lab/run/$payload"
+		-r "build/$arch/runs/$name" "$script"
 }
 
-lab_reliability_suite() {
-	local arch=$1
-	require_builds "$arch" || return
-	tests/host/lab-reliability.sh "$arch"
+# host_arch_suite SCRIPT ARCH: a host script that boots ARCH guests
+host_arch_suite() {
+	require_builds "$2" || return
+	"$1" "$2"
 }
 
 # topo_suite FILE ARCH: the launcher's own KTAP, without its closing line
@@ -145,36 +167,25 @@ topo_suite() {
 		grep -v '^[0-9]* passed, [0-9]* failed'
 }
 
-reliability_suite() {
-	local arch=$1
-	require_builds "$arch" || return
-	tests/host/reliability.sh "$arch"
-}
-
 series=$(cat patches/series patches/*.patch | sha256sum | cut -c1-16)
 
 ktap_header ${#suites[@]}
 for suite in "${suites[@]}"; do
-	case $suite in
-	host-unit) run_suite "$suite" tests/host/run.sh ;;
-	checkpatch)
-		build "${arches%% *}"
-		run_suite "$suite" tests/host/checkpatch.sh
+	case ${kind[$suite]} in
+	host) run_suite "$suite" "${suite_file[$suite]}" ;;
+	host-after-build)
+		build "${suite_arch[$suite]}"
+		run_suite "$suite" "${suite_file[$suite]}"
 		;;
-	l2-* | l3ns-*)
-		build "${suite#*-}"
-		run_suite "$suite" guest_suite "${suite%%-*}" "${suite#*-}"
+	guest)
+		build "${suite_arch[$suite]}"
+		run_suite "$suite" guest_suite "${suite_file[$suite]}" "${suite_arch[$suite]}"
 		;;
-	reliability-*)
-		build "${suite#reliability-}"
-		run_suite "$suite" reliability_suite "${suite#reliability-}"
+	host-arch)
+		build "${suite_arch[$suite]}"
+		run_suite "$suite" host_arch_suite "${suite_file[$suite]}" "${suite_arch[$suite]}"
 		;;
-	lab-reliability-*)
-		run_suite "$suite" lab_reliability_suite "${suite#lab-reliability-}"
-		;;
-	topo-*)
-		run_suite "$suite" topo_suite "${topo_file[$suite]}" "${topo_arch[$suite]}"
-		;;
+	topo) run_suite "$suite" topo_suite "${suite_file[$suite]}" "${suite_arch[$suite]}" ;;
 	esac
 done
 ktap_closing $passed $failed $skipped

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
+# check: per arch
+#
 # The L2 network namespace suite: the mainline mechanisms that the 2007 seed
-# designs describe, one test each.  Runs as PID 1's payload in one guest that
-# has two virtio NICs, eth1 and eth2, wired to each other by QEMU:
+# designs describe, one test each.  Runs in one guest (lab boot) that has
+# two virtio NICs, eth1 and eth2, wired to each other by QEMU:
 #
 #     guest: eth1 (virtio) ==== QEMU dgram socket pair ==== eth2 (virtio)
 

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
+# check: once, after the first build
+#
 # checkpatch.sh: scripts/checkpatch.pl --strict on every patch of the
 # series, one KTAP test each.  New files make checkpatch ask whether
 # MAINTAINERS needs updating (FILE_PATH_CHANGES); the series only adds files

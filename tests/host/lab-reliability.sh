@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
+# check: per arch
+#
 # lab-reliability.sh ARCH: the launcher under failure: a guest that panics,
 # a test that hangs, a signal mid-run, two labs at once.  Each ends with no
 # QEMU process of its run left.

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
+# check: per arch
+#
 # reliability.sh ARCH: a one-guest run (lab boot) whose guest panics, one
 # whose command hangs, and one whose kernel reports a bug on its console
 # must each end promptly with exit 2, a message naming the cause, and no

@@ -3,7 +3,7 @@
 #
 # Every kind of line tests/lib/ktap.sh writes; its output must be
 # tests/ktap/example.ktap, and tools/ktap-close.sh must count it as
-# example.close says (tests/host/run.sh compares both).
+# example.close says (tests/host/unit.sh compares both).
 KTAP_TMP=$(mktemp -d)
 trap 'rm -rf "$KTAP_TMP"' EXIT
 . "$(dirname "$0")/../lib/ktap.sh"

@@ -71,8 +71,8 @@ static const struct verb verbs[] = {
 	  "Boot one guest, node \"guest\" with eth1 and eth2 joined back to back,\n"
 	  "run COMMAND in it with /bin/sh -c, its output on stdout as it arrives\n"
 	  "(and in RUNDIR/results.ktap), and stop it.  The one-guest suites run\n"
-	  "this way (make l2: lab boot /lab/run/l2); /lab/run holds the payloads\n"
-	  "the guest userland ships.\n" },
+	  "this way (make l2: lab boot /lab/tests/l2.sh); /lab/tests and /lab/run\n"
+	  "hold the suites and payloads the guest userland ships.\n" },
 	{ "help", "help [VERB]", "Print the usage of VERB, or of every verb.\n" },
 };
 

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
+# check: once
+#
 # Host-side unit tests: the build scripts' error paths and the result
 # counting, each on small inputs made here (no kernel build, no guest).
 set -uo pipefail
@@ -148,12 +150,12 @@ test_lab_boot_bad_input() {
 	local d err rc
 	d=$(scratch)
 	rc=0
-	err=$("$lab" boot -a sparc -b "$d" /lab/run/l2 2>&1) || rc=$?
+	err=$("$lab" boot -a sparc -b "$d" /lab/tests/l2.sh 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for -a sparc"
 	expect_eq "lab: unknown arch 'sparc' (one of: $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//' | xargs))" \
 		"$err" "message for -a sparc"
 	rc=0
-	err=$("$lab" boot -a x86_64 -b "$d/nobuild" -r "$d/run" /lab/run/l2 2>&1) || rc=$?
+	err=$("$lab" boot -a x86_64 -b "$d/nobuild" -r "$d/run" /lab/tests/l2.sh 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status without a kernel"
 	grep -q "^lab: $d/nobuild/x86_64/kernel/.*: no kernel image (make ARCH=x86_64 kernel)$" <<<"$err" ||
 		fail "no kernel image not named: $err"
@@ -164,7 +166,7 @@ test_lab_boot_bad_input() {
 	expect_eq 2 $rc "exit status without a command"
 	expect_eq "lab: boot: no COMMAND to run in the guest (lab help boot)" "$err" "message without a command"
 	rc=0
-	err=$("$lab" boot -s 9 /lab/run/l2 2>&1) || rc=$?
+	err=$("$lab" boot -s 9 /lab/tests/l2.sh 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for -s 9"
 	expect_eq "lab: -s 9: expected a number from 1 to 8" "$err" "message for -s 9"
 	rc=0
@@ -274,7 +276,7 @@ test_lab_argv_golden() {
 	for a in $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//'); do
 		compared=$((compared + 1))
 		golden=$top/tests/lab-argv/boot/$a.argv
-		if ! diff -u "$golden" <(cd "$top" && "$lab" boot -n -a "$a" /lab/run/l2); then
+		if ! diff -u "$golden" <(cd "$top" && "$lab" boot -n -a "$a" /lab/tests/l2.sh); then
 			echo "lab boot -n -a $a differs from tests/lab-argv/boot/$a.argv (make golden after a deliberate change)"
 			bad=1
 		fi
