@@ -546,12 +546,16 @@ int main(int argc, char **argv)
 	o.qemu.top = project_top(top, sizeof(top));
 	if (pick_arch(&o, &c, native, sizeof(native)))
 		return 2;
-	if (!strcmp(c.verb, "lint"))
-		return i < argc ? lint(argc - i, argv + i, c.arch, c.known) : (usage(), 2);
-	if (!strcmp(c.verb, "boot"))
+	if (!strcmp(c.verb, "lint") && i < argc)
+		return lint(argc - i, argv + i, c.arch, c.known);
+	if (!strcmp(c.verb, "boot")) {
 		join_command(argc - i, argv + i, &c);
-	else if (i != argc - 1)
-		usage();
+	} else if (i != argc - 1) {
+		fprintf(stderr, "lab: %s: expected %s, got %d (lab help %s)\n", c.verb,
+			strcmp(c.verb, "lint") ? "one topology FILE" : "topology FILEs",
+			argc - i, c.verb);
+		return 2;
+	}
 
 	t = malloc(sizeof(*t));
 	if (!t)
