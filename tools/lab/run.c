@@ -149,10 +149,12 @@ int lab_command(struct lab *l, int n, const char *cmd, int timeout_s, const char
 	deadline = lab_now_ms() + KILL_GRACE_MS;
 	while (nr->busy && !l->failure[0] && nr->ctl >= 0 && lab_now_ms() < deadline)
 		lab_pump(l, 100);
-	if (nr->busy)
+	if (nr->busy && nr->ctl < 0)
+		node_lost(l, n);
+	else if (nr->busy)
 		lab_fail(l, "node %s: a command that timed out could not be killed",
 			 l->t->nodes[n].name);
-	return -1;
+	return l->failure[0] ? -2 : -1;
 }
 
 /* Node N's last output as KTAP diagnostics: its end, if it was long. */
