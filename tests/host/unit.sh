@@ -376,6 +376,8 @@ test_lost_guests() {
 	expect_eq 2 $rc "exit status with a panic after the command"
 	grep -q "^Bail out! node guest: the kernel reported a problem: Kernel panic - not syncing" <<<"$out" ||
 		fail "the panic is not named: $out"
+	grep -qx "# \[ 1.0\] Kernel panic - not syncing: Attempted to kill init!" <<<"$out" ||
+		fail "the panic's console lines are not shown: $out"
 	[ -z "$(pgrep -f "fake-qemu.*$d/")" ] || fail "fake QEMU left running"
 }
 

@@ -114,6 +114,8 @@ void guests_reap(struct lab *l)
 		if (l->stopping)
 			continue;
 		console_find(l, n, panic_marks, why, sizeof(why));
+		if (why[0] && !l->failure[0])
+			l->failed_node = n;
 		if (why[0])
 			lab_fail(l, "node %s panicked: %s (see %s.console.log)",
 				 l->t->nodes[n].name, why, l->t->nodes[n].name);
@@ -185,7 +187,49 @@ void guests_check_reports(struct lab *l)
 	for (n = 0; n < l->t->nnodes && !l->failure[0]; n++) {
 		console_find(l, n, report_marks, what, sizeof(what));
 		if (what[0])
+			l->failed_node = n;
+		if (what[0])
 			lab_fail(l, "node %s: the kernel reported a problem: %s (see %s.console.log)",
 				 l->t->nodes[n].name, what, l->t->nodes[n].name);
 	}
+}
+
+void guest_console_tail(struct lab *l, int n, int max,
+			void (*show)(struct lab *l, const char *line))
+{
+	char path[4096], *ring[64] = { NULL }, *line = NULL;
+	size_t cap = 0;
+	int i, count = 0, after = -1;
+	FILE *f;
+
+	if (max > 64)
+		max = 64;
+	snprintf(path, sizeof(path), "%s/%s.console.log", l->o->qemu.run_dir,
+		 l->t->nodes[n].name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	/* The lines before the first mark, and half as many after: its trace. */
+	while (after && getline(&line, &cap, f) >= 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		free(ring[count % max]);
+		ring[count++ % max] = strdup(line);
+		if (after > 0) {
+			after--;
+			continue;
+		}
+		for (i = 0; after < 0 && panic_marks[i]; i++)
+			if (strstr(line, panic_marks[i]))
+				after = max / 2;
+		for (i = 0; after < 0 && report_marks[i]; i++)
+			if (strstr(line, report_marks[i]))
+				after = max / 2;
+	}
+	fclose(f);
+	free(line);
+	for (i = count > max ? count - max : 0; i < count; i++)
+		if (ring[i % max])
+			show(l, ring[i % max]);
+	for (i = 0; i < max; i++)
+		free(ring[i]);
 }

@@ -54,6 +54,7 @@ struct lab {
 	size_t streamed;	/* stream_output: bytes so far, and the last one */
 	char last_streamed;
 	char failure[1024];	/* why the lab failed, "" while it has not */
+	int failed_node;	/* whose console tells more (a panic), or -1 */
 };
 
 /*
@@ -101,6 +102,9 @@ int guests_wait_ready(struct lab *l);
 void guests_stop(struct lab *l);
 /* After guests_stop: a BUG, WARN, KASAN, lockdep or RCU report fails L. */
 void guests_check_reports(struct lab *l);
+/* Calls SHOW with each of the last MAX lines of node N's console up to its first mark. */
+void guest_console_tail(struct lab *l, int n, int max,
+			void (*show)(struct lab *l, const char *line));
 
 /* shell.c */
 void lab_shell(struct lab *l);

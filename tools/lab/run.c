@@ -272,6 +272,7 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 		return NULL;
 	l->t = t;
 	l->o = o;
+	l->failed_node = -1;
 	l->nodes = calloc(t->nnodes, sizeof(*l->nodes));
 	if (!l->nodes) {
 		free(l);
@@ -424,7 +425,22 @@ static void run_tests(struct lab *l, int *num, int *passed, int *failed)
 	}
 }
 
-/* After the guests stopped: 2 (and why, as KTAP and on stderr) if L failed. */
+/* A console line as a KTAP diagnostic: terminal escapes shown as '?'. */
+static void show_console_line(struct lab *l, const char *line)
+{
+	char shown[512];
+	size_t i;
+
+	for (i = 0; line[i] && i < sizeof(shown) - 1; i++)
+		shown[i] = (unsigned char)line[i] < ' ' && line[i] != '\t' ? '?' : line[i];
+	shown[i] = '\0';
+	report(l, "# %s\n", shown);
+}
+
+/*
+ * After the guests stopped: 2 (and why, as KTAP and on stderr, with the
+ * console lines around a panic or kernel report) if L failed.
+ */
 static int lab_conclude(struct lab *l, int failed)
 {
 	if (!l->failure[0])
@@ -433,6 +449,10 @@ static int lab_conclude(struct lab *l, int failed)
 	if (l->streamed && l->last_streamed != '\n')
 		report(l, "\n");
 	report(l, "Bail out! %s\n", l->failure);
+	if (l->failed_node >= 0) {
+		report(l, "# console of %s:\n", l->t->nodes[l->failed_node].name);
+		guest_console_tail(l, l->failed_node, 30, show_console_line);
+	}
 	fprintf(stderr, "lab: %s\n", l->failure);
 	return 2;
 }
