@@ -337,6 +337,8 @@ test_hostile_agent() {
 	long|the agent sent garbage: a header line longer than the protocol's
 	HELLO\x01\n|the agent sent garbage: an unknown header 'HELLO?'
 	END 7\x00junk\n|the agent sent garbage: a NUL byte in a header line 'END 7'
+	END 1\nEND 0\n|the agent sent garbage: an END with no command running 'END 0'
+	OUT 1\nxEND 1\nOUT 1\ny|the agent sent garbage: output with no command running 'OUT 1'
 	exit|QEMU exited with status 0 (see guest.qemu.log)
 	EOF
 	rc=0
@@ -398,6 +400,18 @@ test_bounded_output() {
 	grep -q "^# line 2999999$" "$d/out" || fail "the output's last line is not in the diagnostics"
 	expect_eq $((16 << 20)) "$(head -c $((16 << 20)) "$d/run/test-2.log" | wc -c)" "bytes logged"
 	expect_eq "[lab: output cut here, at 16 MiB]" "$(tail -n 1 "$d/run/test-2.log")" "end of the log"
+	# A NUL or a terminal escape in the output hides nothing after it; the
+	# run folder, used again, keeps no log of an earlier, longer run.
+	echo old >"$d/run/test-7.log"
+	echo old >"$d/run/setup-gone.log"
+	rc=0
+	FAKE_AGENT='OUT 27\nstart\x00\x1b[2J\nreal error here\nEND 1\n' LAB_TOP=$d "$lab" run \
+		-b "$d/build" -r "$d/run" "$d/flood.topo" >"$d/out" 2>&1 || rc=$?
+	expect_eq 1 $rc "exit status with a NUL in the output"
+	grep -qx "# start??\[2J" "$d/out" || fail "the NUL line is not shown as such: $(cat "$d/out")"
+	grep -qx "# real error here" "$d/out" || fail "the line after a NUL is lost: $(cat "$d/out")"
+	[ ! -e "$d/run/test-7.log" ] && [ ! -e "$d/run/setup-gone.log" ] ||
+		fail "logs of an earlier run are left: $(ls "$d/run")"
 }
 
 # `lab dump -a x86_64` of every shipped topology is tests/lab-dump/NAME.dump:

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -164,6 +165,10 @@ static int ctl_message(struct lab *l, int n, const char **bad)
 			*bad = "a bad OUT length";
 			return 0;
 		}
+		if (!nr->busy) {
+			*bad = "output with no command running";
+			return 0;
+		}
 		if (nr->inlen < hdr + v) {
 			*nl = '\n';
 			return 0;	/* the payload is still on its way */
@@ -174,6 +179,11 @@ static int ctl_message(struct lab *l, int n, const char **bad)
 		v = header_number(nr->in + 4, 255);
 		if (v < 0) {
 			*bad = "a bad END status";
+			return 0;
+		}
+		/* A second END must not turn the next command's failure into a pass. */
+		if (!nr->busy) {
+			*bad = "an END with no command running";
 			return 0;
 		}
 		ctl_end(nr, v);
@@ -281,6 +291,7 @@ int ctl_start(struct lab *l, int n, const char *cmd, const char *log)
 	struct node_rt *nr = &l->nodes[n];
 	char hdr[PROTO_MAX_LINE], path[4096];
 	int len = snprintf(hdr, sizeof(hdr), "RUN %zu\n", strlen(cmd));
+	struct stat st;
 
 	if (nr->out)
 		nr->out[0] = '\0';
@@ -292,6 +303,9 @@ int ctl_start(struct lab *l, int n, const char *cmd, const char *log)
 		snprintf(nr->logname, sizeof(nr->logname), "%s", log);
 		snprintf(path, sizeof(path), "%s/%s", l->o->qemu.run_dir, log);
 		nr->logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		/* The cap is the file's: a node's setup lines share one. */
+		if (nr->logfd >= 0 && !fstat(nr->logfd, &st))
+			nr->logged = st.st_size;
 	}
 	nr->busy = 1;
 	if (ctl_send(l, n, hdr, len) || ctl_send(l, n, cmd, strlen(cmd))) {

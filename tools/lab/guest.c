@@ -94,6 +94,9 @@ static void console_find(struct lab *l, int n, const char *const marks[],
 	if (p) {
 		snprintf(buf, size, "%s", p);
 		buf[strcspn(buf, "\r\n")] = '\0';
+		for (p = buf; *p; p++)	/* it goes into a Bail out! line */
+			if ((unsigned char)*p < ' ')
+				*p = '?';
 	}
 	free(line);
 }

@@ -336,6 +336,7 @@ static int run_in_folder(const struct topo *t, struct run_opts *o, const char *r
 	struct sockaddr_un sun;
 	int rc;
 
+	lab_signals();	/* before the slow steps below: QEMU --version, say */
 	if (!run_dir) {
 		default_run_dir(dir, sizeof(dir), o->qemu.build, command ? "boot" : t->path);
 		run_dir = dir;

@@ -6,6 +6,7 @@
  * agent says READY, commands are done when it says END.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,6 +26,17 @@ static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
 	interrupted = sig;
+}
+
+void lab_signals(void)
+{
+	/* No SA_RESTART: a signal ends any wait at once. */
+	struct sigaction stop = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &stop, NULL);
+	sigaction(SIGTERM, &stop, NULL);
+	sigaction(SIGHUP, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 long lab_now_ms(void)
@@ -161,18 +173,27 @@ int lab_command(struct lab *l, int n, const char *cmd, int timeout_s, const char
 static void print_output(struct lab *l, int n)
 {
 	const struct node_rt *nr = &l->nodes[n];
-	const char *p = nr->out, *nl;
+	const char *p = nr->out, *end = nr->out + nr->outlen, *nl;
+	char shown[1024];
+	size_t i, len;
 
+	if (!p)
+		return;
 	if (nr->outcut) {
-		p = strchr(p, '\n');	/* from the first whole line */
-		p = p ? p + 1 : nr->out;
+		nl = memchr(p, '\n', end - p);	/* from the first whole line */
+		p = nl ? nl + 1 : p;
 		report(l, "# [%zu bytes before these lines cut; all of it: %s]\n",
 		       nr->outcut + (p - nr->out), nr->logname[0] ? nr->logname : "not kept");
 	}
-	while (p && *p) {
-		nl = strchr(p, '\n');
-		report(l, "# %.*s\n", (int)(nl ? nl - p : (long)strlen(p)), p);
-		p = nl ? nl + 1 : NULL;
+	/* Line by line, control characters and NULs shown as '?'. */
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		len = (nl ? nl : end) - p;
+		for (i = 0; i < len && i < sizeof(shown) - 1; i++)
+			shown[i] = (unsigned char)p[i] < ' ' && p[i] != '\t' ? '?' : p[i];
+		shown[i] = '\0';
+		report(l, "# %s%s\n", shown, len > i ? "[...]" : "");
+		p += len + 1;
 	}
 }
 
@@ -230,7 +251,7 @@ static void run_setup(struct lab *l)
 			s = &node->setup[nr->next_setup];
 			snprintf(log, sizeof(log), "setup-%s.log", node->name);
 			if (ctl_start(l, n, s->command, log)) {
-				lab_fail(l, "node %s: control channel lost", node->name);
+				node_lost(l, n);
 				return;
 			}
 			nr->setup_deadline_ms = lab_now_ms() + s->timeout_s * 1000L;
@@ -246,23 +267,25 @@ static void run_setup(struct lab *l)
 /* A run folder used again (-r) must not mix an earlier run's output in. */
 static void remove_old_logs(struct lab *l)
 {
-	char path[4200];
-	int i;
+	char path[4400];
+	struct dirent *de;
+	DIR *d = opendir(l->o->qemu.run_dir);
+	size_t len;
 
-	for (i = 0; i < l->t->nnodes; i++) {
-		snprintf(path, sizeof(path), "%s/setup-%s.log", l->o->qemu.run_dir,
-			 l->t->nodes[i].name);
+	while (d && (de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len < 5 || strcmp(de->d_name + len - 4, ".log") ||
+		    (strncmp(de->d_name, "test-", 5) && strncmp(de->d_name, "setup-", 6)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", l->o->qemu.run_dir, de->d_name);
 		unlink(path);
 	}
-	for (i = 1; i <= l->t->nnodes + l->t->ntests; i++) {
-		snprintf(path, sizeof(path), "%s/test-%d.log", l->o->qemu.run_dir, i);
-		unlink(path);
-	}
+	if (d)
+		closedir(d);
 }
 
 struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 {
-	struct sigaction stop = { .sa_handler = on_signal };
 	struct lab *l = calloc(1, sizeof(*l));
 	char path[4096];
 	FILE *reproduce;
@@ -283,12 +306,7 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 		l->nodes[n].logfd = -1;
 	}
 
-	/* No SA_RESTART: a signal ends any wait at once. */
-	interrupted = 0;
-	sigaction(SIGINT, &stop, NULL);
-	sigaction(SIGTERM, &stop, NULL);
-	sigaction(SIGHUP, &stop, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	lab_signals();
 
 	snprintf(path, sizeof(path), "%s/reproduce", o->qemu.run_dir);
 	reproduce = fopen(path, "a");

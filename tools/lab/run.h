@@ -19,6 +19,12 @@ struct run_opts {
 struct lab;
 
 /*
+ * SIGINT, SIGTERM and SIGHUP from now on end the lab with exit 2 (at its
+ * next step, before any guest if need be); lab_start calls it too.
+ */
+void lab_signals(void);
+
+/*
  * Starts every node's QEMU and the lan hubs (command lines appended to
  * RUN_DIR/reproduce); NULL, with the reason on stderr, if one could not be
  * started, and nothing left running.

@@ -85,7 +85,7 @@ static void run_line(struct lab *l, char *line)
 static int read_line(struct lab *l, char *line, size_t size, size_t *have)
 {
 	struct pollfd in = { .fd = 0, .events = POLLIN };
-	int too_long = 0;
+	const char *refused = NULL;	/* why the line being read is refused */
 	char *nl;
 	ssize_t r;
 
@@ -93,17 +93,19 @@ static int read_line(struct lab *l, char *line, size_t size, size_t *have)
 		nl = memchr(line, '\n', *have);
 		if (nl) {
 			*nl = '\0';
-			if (!too_long)
+			if (!refused && memchr(line, '\0', nl - line))
+				refused = "a line with a NUL byte";
+			if (!refused)
 				return 1;
-			printf("lab: a line longer than %zu bytes; ignored\nlab> ", size - 2);
+			printf("lab: %s; ignored\nlab> ", refused);
 			fflush(stdout);
 			*have -= nl + 1 - line;
 			memmove(line, nl + 1, *have);
-			too_long = 0;
+			refused = NULL;
 			continue;
 		}
 		if (*have == size - 1) {	/* no newline in a full buffer */
-			too_long = 1;
+			refused = "a line longer than the 4 KiB a command may have here";
 			*have = 0;
 		}
 		if (l->failure[0])
@@ -117,7 +119,10 @@ static int read_line(struct lab *l, char *line, size_t size, size_t *have)
 			continue;
 		if (r <= 0) {		/* end of input: a last line without newline counts */
 			line[*have] = '\0';
-			return *have && !too_long ? (*have = 0, 1) : 0;
+			if (!*have || refused || memchr(line, '\0', *have))
+				return 0;
+			*have = 0;
+			return 1;
 		}
 		*have += r;
 	}
