@@ -239,6 +239,10 @@ test_lab_help() {
 		expect_eq "usage: lab $verb" "$(head -n 1 <<<"$out" | cut -d' ' -f1-3)" "lab help $verb"
 	done
 	"$lab" run --help | grep -q -- "-t SECONDS  boot timeout" || fail "lab run --help lists no options"
+	# lab boot's COMMAND may hold --help; its options may be clustered
+	"$lab" boot -cT 5 --help | grep -q "^usage: lab boot" || fail "lab boot -cT 5 --help: no usage"
+	"$lab" boot -T5 -n --help | grep -q "^usage: lab boot" || fail "lab boot -T5 -n --help: no usage"
+	"$lab" boot -n -a x86_64 ls --help | grep -q "^qemu-system" || fail "lab boot -n ls --help: not a COMMAND"
 	rc=0
 	out=$("$lab" frob x.topo 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for an unknown verb"

@@ -396,7 +396,7 @@ static int number(const char *opt, const char *s, int min, int max)
 /* --help or -h among the options (lab boot: before COMMAND starts). */
 static int wants_help(int argc, char **argv, const char *verb)
 {
-	const char *opt;
+	const char *opt, *c;
 	int i;
 
 	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
@@ -406,9 +406,14 @@ static int wants_help(int argc, char **argv, const char *verb)
 			continue;
 		if (argv[i][0] != '-')
 			return 0;
-		opt = strchr(OPTIONS, argv[i][1]);
-		if (argv[i][1] && !argv[i][2] && opt && opt[1] == ':')
-			i++;	/* its value */
+		/* -cT 5: flags, then an option whose value is the next word */
+		for (c = argv[i] + 1; *c; c++) {
+			opt = strchr(OPTIONS, *c);
+			if (opt && opt[1] == ':') {
+				i += !c[1];	/* else the rest of the word is its value */
+				break;
+			}
+		}
 	}
 	return 0;
 }
