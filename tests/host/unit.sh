@@ -384,6 +384,12 @@ test_lost_guests() {
 		fail "the panic is not named: $out"
 	grep -qx "# \[ 1.0\] Kernel panic - not syncing: Attempted to kill init!" <<<"$out" ||
 		fail "the panic's console lines are not shown: $out"
+	rc=0
+	out=$(FAKE_CONSOLE_MIB=65 FAKE_AGENT=' ' LAB_TOP=$d timeout 60 "$lab" boot -a toy -b "$d/build" \
+		-r "$d/run" -T 20 true 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status with a console flood"
+	grep -qx "lab: node guest: its console printed over 64 MiB (see guest.console.log)" <<<"$out" ||
+		fail "the console flood is not named: $out"
 	[ -z "$(pgrep -f "fake-qemu.*$d/")" ] || fail "fake QEMU left running"
 }
 
@@ -506,5 +512,5 @@ ktap_run "lab dump prints the parsed topologies in tests/lab-dump (golden files)
 ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file
 ktap_run "a command longer than the protocol's is a FILE:LINE error" test_command_too_long
 ktap_run "a hostile agent's lengths and statuses fail its node, named" test_hostile_agent
-ktap_run "a deaf agent, a closed channel, a late panic: exit 2, named" test_lost_guests
+ktap_run "a deaf agent, a closed channel, a late panic, a console flood: exit 2, named" test_lost_guests
 ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +100,24 @@ static void console_find(struct lab *l, int n, const char *const marks[],
 				*p = '?';
 	}
 	free(line);
+}
+
+void guests_check_consoles(struct lab *l)
+{
+	char path[4096];
+	struct stat st;
+	int n;
+
+	if (lab_now_ms() - l->consoles_checked_ms < 1000)
+		return;
+	l->consoles_checked_ms = lab_now_ms();
+	for (n = 0; n < l->t->nnodes && !l->failure[0]; n++) {
+		snprintf(path, sizeof(path), "%s/%s.console.log", l->o->qemu.run_dir,
+			 l->t->nodes[n].name);
+		if (!stat(path, &st) && st.st_size > LAB_CONSOLE_MAX)
+			lab_fail(l, "node %s: its console printed over %d MiB (see %s.console.log)",
+				 l->t->nodes[n].name, LAB_CONSOLE_MAX >> 20, l->t->nodes[n].name);
+	}
 }
 
 void guests_reap(struct lab *l)

@@ -54,6 +54,7 @@ struct lab {
 	size_t streamed;	/* stream_output: bytes so far, and the last one */
 	char last_streamed;
 	char failure[1024];	/* why the lab failed, "" while it has not */
+	long consoles_checked_ms;	/* when guests_check_consoles last ran */
 	int failed_node;	/* whose console tells more (a panic), or -1 */
 };
 
@@ -64,6 +65,8 @@ struct lab {
  */
 #define LAB_LOG_MAX	(16 << 20)
 #define LAB_TAIL_MAX	(16 << 10)
+/* QEMU writes each console log; a guest flooding it past this fails. */
+#define LAB_CONSOLE_MAX	(64 << 20)
 
 /* run.c */
 long lab_now_ms(void);
@@ -98,6 +101,8 @@ int ctl_start(struct lab *l, int n, const char *cmd, const char *log);
 /* guest.c */
 int guest_spawn(struct lab *l, int n, FILE *reproduce);
 void guests_reap(struct lab *l);
+/* About once a second: a console log over LAB_CONSOLE_MAX fails L. */
+void guests_check_consoles(struct lab *l);
 int guests_wait_ready(struct lab *l);
 void guests_stop(struct lab *l);
 /* After guests_stop: a BUG, WARN, KASAN, lockdep or RCU report fails L. */

@@ -121,6 +121,7 @@ void lab_pump(struct lab *l, int ms)
 			ctl_receive(l, n);
 	}
 	guests_reap(l);
+	guests_check_consoles(l);
 	if (interrupted)
 		lab_fail(l, "interrupted by signal %d", (int)interrupted);
 }
