@@ -38,18 +38,21 @@ void ctl_connect(struct lab *l, int n)
 	nr->connected = 1;
 }
 
-/* Into the command's log, up to LAB_LOG_MAX bytes, then a note that it was cut. */
-static void ctl_log(struct node_rt *nr, const char *buf, size_t len)
+/*
+ * BUF into FD as long as *DONE stays within LAB_LOG_MAX, then once a note
+ * that the rest was cut: a test's log and lab boot's results file alike.
+ */
+static void write_capped(int fd, size_t *done, const char *buf, size_t len)
 {
 	static const char cut[] = "\n[lab: output cut here, at 16 MiB]\n";
-	size_t room = LAB_LOG_MAX - nr->logged;
+	size_t room = *done < LAB_LOG_MAX ? LAB_LOG_MAX - *done : 0;
 
-	if (nr->logfd < 0 || nr->logged > LAB_LOG_MAX)
+	if (fd < 0 || *done > LAB_LOG_MAX)
 		return;
-	if (write(nr->logfd, buf, len < room ? len : room) < 0)
+	if (write(fd, buf, len < room ? len : room) < 0)
 		return;
-	nr->logged += len;
-	if (nr->logged > LAB_LOG_MAX && write(nr->logfd, cut, sizeof(cut) - 1) < 0)
+	*done += len;
+	if (*done > LAB_LOG_MAX && write(fd, cut, sizeof(cut) - 1) < 0)
 		return;
 }
 
@@ -65,15 +68,12 @@ static void ctl_output(struct lab *l, struct node_rt *nr, const char *buf, size_
 	if (l->o->stream_output) {
 		fwrite(buf, 1, len, stdout);
 		fflush(stdout);
-		/* The results file is capped like a test's log; the terminal is not. */
-		if (l->o->results && l->streamed <= LAB_LOG_MAX) {
-			fwrite(buf, 1, l->streamed + len > LAB_LOG_MAX ?
-			       LAB_LOG_MAX - l->streamed : len, l->o->results);
-			if (l->streamed + len > LAB_LOG_MAX)
-				fputs("\n[lab: output cut here, at 16 MiB]\n", l->o->results);
-			fflush(l->o->results);
-		}
-		l->streamed += len;
+		/*
+		 * The results file is capped like a test's log; the terminal is
+		 * not.  report() leaves the FILE flushed, so its fd is in step.
+		 */
+		write_capped(l->o->results ? fileno(l->o->results) : -1, &l->streamed,
+			     buf, len);
 		l->last_streamed = buf[len - 1];
 		return;
 	}
@@ -81,7 +81,7 @@ static void ctl_output(struct lab *l, struct node_rt *nr, const char *buf, size_
 		fwrite(buf, 1, len, stdout);
 		fflush(stdout);
 	}
-	ctl_log(nr, buf, len);
+	write_capped(nr->logfd, &nr->logged, buf, len);
 	if (!nr->out) {
 		nr->out = malloc(2 * LAB_TAIL_MAX + PROTO_MAX_OUT + 1);
 		if (!nr->out)
@@ -124,12 +124,10 @@ static long header_number(const char *s, long max)
 /* The agent said something the protocol does not: the node is broken. */
 static void ctl_garbage(struct lab *l, int n, const char *what, const char *line)
 {
-	char shown[41];
-	size_t i;
+	char shown[41] = "";
 
-	for (i = 0; line && line[i] && i < sizeof(shown) - 1; i++)
-		shown[i] = line[i] >= ' ' && line[i] < 127 ? line[i] : '?';
-	shown[i] = '\0';
+	if (line)
+		lab_printable(shown, sizeof(shown), line, strlen(line));
 	lab_fail(l, "node %s: the agent sent garbage: %s%s%s%s", l->t->nodes[n].name,
 		 what, line ? " '" : "", shown, line ? "'" : "");
 	ctl_close(l, n);
@@ -286,7 +284,7 @@ void ctl_receive(struct lab *l, int n)
 	ctl_parse(l, n);
 }
 
-int ctl_start(struct lab *l, int n, const char *cmd, const char *log)
+int ctl_start(struct lab *l, int n, const char *cmd, const char *log, int timeout_s)
 {
 	struct node_rt *nr = &l->nodes[n];
 	char hdr[PROTO_MAX_LINE], path[4096];
@@ -308,6 +306,8 @@ int ctl_start(struct lab *l, int n, const char *cmd, const char *log)
 			nr->logged = st.st_size;
 	}
 	nr->busy = 1;
+	nr->killed = 0;
+	nr->deadline_ms = lab_now_ms() + timeout_s * 1000L;
 	if (ctl_send(l, n, hdr, len) || ctl_send(l, n, cmd, strlen(cmd))) {
 		ctl_end(nr, -1);
 		return -1;

@@ -72,19 +72,26 @@ static const char *const report_marks[] = {
 	"possible recursive", "inconsistent lock", "suspicious RCU", NULL
 };
 
+/* Node N's console log, as QEMU writes it (logfile=). */
+static FILE *console_open(struct lab *l, int n)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s.console.log", l->o->qemu.run_dir,
+		 l->t->nodes[n].name);
+	return fopen(path, "r");
+}
+
 /* The first line of node N's console holding one of MARKS, from it on; or "". */
 static void console_find(struct lab *l, int n, const char *const marks[],
 			 char *buf, size_t size)
 {
-	char path[4096], *line = NULL, *p = NULL;
+	char *line = NULL, *p = NULL;
 	size_t cap = 0;
+	FILE *f = console_open(l, n);
 	int i;
-	FILE *f;
 
 	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s.console.log", l->o->qemu.run_dir,
-		 l->t->nodes[n].name);
-	f = fopen(path, "r");
 	if (!f)
 		return;
 	/* Whole lines, however long: a mark must not straddle two reads. */
@@ -92,13 +99,9 @@ static void console_find(struct lab *l, int n, const char *const marks[],
 		for (i = 0; marks[i] && !p; i++)
 			p = strstr(line, marks[i]);
 	fclose(f);
-	if (p) {
-		snprintf(buf, size, "%s", p);
-		buf[strcspn(buf, "\r\n")] = '\0';
-		for (p = buf; *p; p++)	/* it goes into a Bail out! line */
-			if ((unsigned char)*p < ' ')
-				*p = '?';
-	}
+	/* It goes into a Bail out! line: one line, no terminal escapes. */
+	if (p)
+		lab_printable(buf, size, p, strcspn(p, "\r\n"));
 	free(line);
 }
 
@@ -136,16 +139,17 @@ void guests_reap(struct lab *l)
 		if (l->stopping)
 			continue;
 		console_find(l, n, panic_marks, why, sizeof(why));
-		if (why[0] && !l->failure[0])
-			l->failed_node = n;
-		if (why[0])
+		if (why[0]) {
+			if (!l->failure[0])
+				l->failed_node = n;
 			lab_fail(l, "node %s panicked: %s (see %s.console.log)",
 				 l->t->nodes[n].name, why, l->t->nodes[n].name);
-		else
+		} else {
 			lab_fail(l, "node %s: QEMU exited with status %d (see %s.qemu.log)",
 				 l->t->nodes[n].name,
 				 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
 				 l->t->nodes[n].name);
+		}
 	}
 }
 
@@ -208,27 +212,24 @@ void guests_check_reports(struct lab *l)
 
 	for (n = 0; n < l->t->nnodes && !l->failure[0]; n++) {
 		console_find(l, n, report_marks, what, sizeof(what));
-		if (what[0])
-			l->failed_node = n;
-		if (what[0])
-			lab_fail(l, "node %s: the kernel reported a problem: %s (see %s.console.log)",
-				 l->t->nodes[n].name, what, l->t->nodes[n].name);
+		if (!what[0])
+			continue;
+		l->failed_node = n;
+		lab_fail(l, "node %s: the kernel reported a problem: %s (see %s.console.log)",
+			 l->t->nodes[n].name, what, l->t->nodes[n].name);
 	}
 }
 
 void guest_console_tail(struct lab *l, int n, int max,
 			void (*show)(struct lab *l, const char *line))
 {
-	char path[4096], *ring[64] = { NULL }, *line = NULL;
+	char *ring[64] = { NULL }, *line = NULL;
 	size_t cap = 0;
 	int i, count = 0, after = -1;
-	FILE *f;
+	FILE *f = console_open(l, n);
 
 	if (max > 64)
 		max = 64;
-	snprintf(path, sizeof(path), "%s/%s.console.log", l->o->qemu.run_dir,
-		 l->t->nodes[n].name);
-	f = fopen(path, "r");
 	if (!f)
 		return;
 	/* The lines before the first mark, and half as many after: its trace. */
@@ -240,9 +241,7 @@ void guest_console_tail(struct lab *l, int n, int max,
 			after--;
 			continue;
 		}
-		for (i = 0; after < 0 && panic_marks[i]; i++)
-			if (strstr(line, panic_marks[i]))
-				after = max / 2;
+		/* report_marks holds the panic's mark too */
 		for (i = 0; after < 0 && report_marks[i]; i++)
 			if (strstr(line, report_marks[i]))
 				after = max / 2;

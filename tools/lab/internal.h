@@ -30,9 +30,9 @@ struct node_rt {
 	int logfd;		/* its whole output up to LAB_LOG_MAX, or -1 */
 	size_t logged;
 	char logname[64];	/* that file, in the run folder */
+	long deadline_ms;	/* when the command in flight times out */
+	int killed;		/* it did, and was sent KILL */
 	int next_setup;		/* setup lines sent so far */
-	long setup_deadline_ms;	/* when the line in flight times out */
-	int setup_timed_out;	/* the line in flight was killed */
 	int setup_failed;	/* line of the failed setup command, or 0 */
 };
 
@@ -70,6 +70,8 @@ struct lab {
 
 /* run.c */
 long lab_now_ms(void);
+/* LEN bytes of SRC into DST (SIZE), control characters and NULs as '?'. */
+void lab_printable(char *dst, size_t size, const char *src, size_t len);
 void lab_fail(struct lab *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* One round of the event loop, waiting at most MS milliseconds. */
@@ -95,8 +97,11 @@ int ctl_send(struct lab *l, int n, const void *buf, size_t len);
 /* Writes queued bytes; -1 if the channel is gone. */
 int ctl_flush(struct lab *l, int n);
 void ctl_close(struct lab *l, int n);
-/* Sends CMD to node N; its output also goes to RUN_DIR/LOG (appended) if LOG. */
-int ctl_start(struct lab *l, int n, const char *cmd, const char *log);
+/*
+ * Sends CMD to node N, due within TIMEOUT_S; its output also goes to
+ * RUN_DIR/LOG (appended) if LOG.
+ */
+int ctl_start(struct lab *l, int n, const char *cmd, const char *log, int timeout_s);
 
 /* guest.c */
 int guest_spawn(struct lab *l, int n, FILE *reproduce);

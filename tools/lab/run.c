@@ -39,6 +39,16 @@ void lab_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+void lab_printable(char *dst, size_t size, const char *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i < size - 1; i++)
+		dst[i] = ((unsigned char)src[i] < ' ' && src[i] != '\t') || src[i] == 127 ?
+			 '?' : src[i];
+	dst[i] = '\0';
+}
+
 long lab_now_ms(void)
 {
 	struct timespec ts;
@@ -141,33 +151,48 @@ static void node_lost(struct lab *l, int n)
 		 l->t->nodes[n].name, l->t->nodes[n].name);
 }
 
+/*
+ * Node N's command in flight, watched by lab_command and run_setup alike:
+ * a channel that closed is a lost node; past its deadline the command is
+ * killed once; 1 if it still has not ended KILL_GRACE_MS after that (the
+ * caller fails the lab saying what it was), else 0.
+ */
+static int command_overdue(struct lab *l, int n)
+{
+	struct node_rt *nr = &l->nodes[n];
+
+	if (nr->busy && nr->ctl < 0) {
+		node_lost(l, n);
+		return 0;
+	}
+	if (!nr->busy || lab_now_ms() <= nr->deadline_ms)
+		return 0;
+	if (nr->killed)
+		return 1;
+	nr->killed = 1;
+	nr->deadline_ms += KILL_GRACE_MS;
+	ctl_send(l, n, "KILL\n", 5);	/* if it fails, the channel is closed */
+	return 0;
+}
+
 int lab_command(struct lab *l, int n, const char *cmd, int timeout_s, const char *log)
 {
 	struct node_rt *nr = &l->nodes[n];
-	long deadline = lab_now_ms() + timeout_s * 1000L;
 
-	if (ctl_start(l, n, cmd, log)) {
+	if (ctl_start(l, n, cmd, log, timeout_s)) {
 		node_lost(l, n);
 		return -2;
 	}
-	while (nr->busy && !l->failure[0] && nr->ctl >= 0 && lab_now_ms() < deadline)
-		lab_pump(l, 100);
-	if (!nr->busy)
-		return nr->status;
-	if (nr->ctl < 0)
-		node_lost(l, n);
+	while (nr->busy && !l->failure[0]) {
+		if (command_overdue(l, n))
+			lab_fail(l, "node %s: a command that timed out could not be killed",
+				 l->t->nodes[n].name);
+		else if (nr->busy && !l->failure[0])
+			lab_pump(l, 100);
+	}
 	if (l->failure[0])
 		return -2;
-	ctl_send(l, n, "KILL\n", 5);
-	deadline = lab_now_ms() + KILL_GRACE_MS;
-	while (nr->busy && !l->failure[0] && nr->ctl >= 0 && lab_now_ms() < deadline)
-		lab_pump(l, 100);
-	if (nr->busy && nr->ctl < 0)
-		node_lost(l, n);
-	else if (nr->busy)
-		lab_fail(l, "node %s: a command that timed out could not be killed",
-			 l->t->nodes[n].name);
-	return l->failure[0] ? -2 : -1;
+	return nr->killed ? -1 : nr->status;
 }
 
 /* Node N's last output as KTAP diagnostics: its end, if it was long. */
@@ -176,7 +201,7 @@ static void print_output(struct lab *l, int n)
 	const struct node_rt *nr = &l->nodes[n];
 	const char *p = nr->out, *end = nr->out + nr->outlen, *nl;
 	char shown[1024];
-	size_t i, len;
+	size_t len;
 
 	if (!p)
 		return;
@@ -190,31 +215,10 @@ static void print_output(struct lab *l, int n)
 	while (p < end) {
 		nl = memchr(p, '\n', end - p);
 		len = (nl ? nl : end) - p;
-		for (i = 0; i < len && i < sizeof(shown) - 1; i++)
-			shown[i] = (unsigned char)p[i] < ' ' && p[i] != '\t' ? '?' : p[i];
-		shown[i] = '\0';
-		report(l, "# %s%s\n", shown, len > i ? "[...]" : "");
+		lab_printable(shown, sizeof(shown), p, len);
+		report(l, "# %s%s\n", shown, len >= sizeof(shown) ? "[...]" : "");
 		p += len + 1;
 	}
-}
-
-/*
- * Node N's setup line ran past its timeout: kill it (it then ends as a
- * failed line); if even that does not end it, the node is lost.
- */
-static void setup_overdue(struct lab *l, int n)
-{
-	struct node_rt *nr = &l->nodes[n];
-	const struct topo_setup *s = &l->t->nodes[n].setup[nr->next_setup - 1];
-
-	if (!nr->setup_timed_out) {
-		nr->setup_timed_out = 1;
-		ctl_send(l, n, "KILL\n", 5);
-		nr->setup_deadline_ms += KILL_GRACE_MS;
-		return;
-	}
-	lab_fail(l, "node %s: setup line %s:%d timed out after %ds and could not be killed",
-		 l->t->nodes[n].name, l->t->path, s->line, s->timeout_s);
 }
 
 /*
@@ -234,28 +238,25 @@ static void run_setup(struct lab *l)
 			struct node_rt *nr = &l->nodes[n];
 			const struct topo_node *node = &t->nodes[n];
 
-			if (nr->busy && nr->ctl < 0) {
-				node_lost(l, n);
-				continue;
-			}
 			if (nr->busy) {
 				pending = 1;
-				if (lab_now_ms() > nr->setup_deadline_ms)
-					setup_overdue(l, n);
+				s = &node->setup[nr->next_setup - 1];
+				if (command_overdue(l, n))
+					lab_fail(l, "node %s: setup line %s:%d timed out after %ds and could not be killed",
+						 node->name, t->path, s->line, s->timeout_s);
 				continue;
 			}
-			if (nr->next_setup > 0 && (nr->status || nr->setup_timed_out) &&
+			if (nr->next_setup > 0 && (nr->status || nr->killed) &&
 			    !nr->setup_failed)
 				nr->setup_failed = node->setup[nr->next_setup - 1].line;
 			if (nr->setup_failed || nr->next_setup == node->nsetup)
 				continue;
 			s = &node->setup[nr->next_setup];
 			snprintf(log, sizeof(log), "setup-%s.log", node->name);
-			if (ctl_start(l, n, s->command, log)) {
+			if (ctl_start(l, n, s->command, log, s->timeout_s)) {
 				node_lost(l, n);
 				return;
 			}
-			nr->setup_deadline_ms = lab_now_ms() + s->timeout_s * 1000L;
 			nr->next_setup++;
 			pending = 1;
 		}
@@ -394,7 +395,7 @@ static void report_setup(struct lab *l, int *num, int *passed, int *failed)
 		if (nr->setup_failed) {
 			++*failed;
 			report(l, "not ok %d setup of %s\n", *num, t->nodes[n].name);
-			if (nr->setup_timed_out)
+			if (nr->killed)
 				report(l, "# %s:%d: setup line timed out after %ds; killed:\n",
 				       t->path, nr->setup_failed,
 				       t->nodes[n].setup[nr->next_setup - 1].timeout_s);
@@ -448,11 +449,8 @@ static void run_tests(struct lab *l, int *num, int *passed, int *failed)
 static void show_console_line(struct lab *l, const char *line)
 {
 	char shown[512];
-	size_t i;
 
-	for (i = 0; line[i] && i < sizeof(shown) - 1; i++)
-		shown[i] = (unsigned char)line[i] < ' ' && line[i] != '\t' ? '?' : line[i];
-	shown[i] = '\0';
+	lab_printable(shown, sizeof(shown), line, strlen(line));
 	report(l, "# %s\n", shown);
 }
 
@@ -465,7 +463,7 @@ static int lab_conclude(struct lab *l, int failed)
 	if (!l->failure[0])
 		return failed ? 1 : 0;
 	/* Bail out! starts a line, even after output that did not end one. */
-	if (l->streamed && l->last_streamed != '\n')
+	if (l->last_streamed && l->last_streamed != '\n')
 		report(l, "\n");
 	report(l, "Bail out! %s\n", l->failure);
 	if (l->failed_node >= 0) {
