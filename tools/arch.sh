@@ -55,15 +55,3 @@ arch_need() {
 	return 1
 }
 
-# arch_image NAME [debug]: the kernel image make builds, relative to the
-# project (make kernel, or make DEBUG=1 kernel, which boots
-# kernel_image_debug, or kernel_image when the file has none).
-arch_image() {
-	local debug_image
-	if [ "${2:-}" = debug ]; then
-		debug_image=$(arch_get "$1" kernel_image_debug)
-		echo "build/$1/kernel-debug/${debug_image:-$(arch_get "$1" kernel_image)}"
-	else
-		echo "build/$1/kernel/$(arch_get "$1" kernel_image)"
-	fi
-}

@@ -76,7 +76,7 @@ boot() {
 	build/host/lab boot -a "$arch" -b build -k "$accel" -K "$2" -T 3600 \
 		-e "lab.bench=$3 lab.bench.rounds=$rounds" ${qemu_opts:+-q "$qemu_opts"} -r "$out" \
 		/lab/run/bench-l3 >/dev/null || die "$1: the guest failed (see $out/guest.console.log)"
-	# The guest's console is a tty: its lines end in \r\n.
+	# Lines may end in \r\n (a tty's); the agent's pipe ends them in \n.
 	awk -v label="$1" '{ sub(/\r$/, "") }
 		$1 == "bench" && $2 ~ /^[abc]$/ && $4 ~ /^[0-9.]+$/ { print label, $2, $3, $4 }' \
 		"$out/results.ktap" >>"$results"
