@@ -14,10 +14,10 @@ V ?= 0
 TOP := $(CURDIR)
 
 # An arch is one file, arch/$(ARCH).conf (see arch/x86_64.conf), read
-# through tools/arch.sh as every script reads it.  The default is the
+# through tools/build/arch.sh as every script reads it.  The default is the
 # first default arch, a native one when there is one.
 ARCHES := $(basename $(notdir $(wildcard arch/*.conf)))
-arch_sh = $(shell bash -c '. tools/arch.sh && $(1)')
+arch_sh = $(shell bash -c '. tools/build/arch.sh && $(1)')
 arch_get = $(call arch_sh,arch_get $(1) $(2))
 ifeq ($(origin ARCH),undefined)
 ARCH := $(firstword $(call arch_sh,arch_defaults))
@@ -67,7 +67,7 @@ FRAGMENTS := configs/common.config configs/$(ARCH).config \
 PATCHES := patches/series $(wildcard patches/*.patch)
 
 # The closing line of a KTAP file, and failure if it counts a failed test.
-ktap_close = tools/ktap-close.sh $(1)
+ktap_close = tools/ktap/close.sh $(1)
 
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
@@ -118,7 +118,7 @@ help:
 # ---------------------------------------------------------------- set-up
 
 deps:
-	@DEPS_ARCHES="$(ARCH)" tools/deps.sh
+	@DEPS_ARCHES="$(ARCH)" tools/build/deps.sh
 
 # ---------------------------------------------------------------- kernel
 
@@ -131,7 +131,7 @@ TREE_STAMP := $(TREE)
 
 ifneq ($(TREE_STAMP),)
 $(TREE_STAMP): FORCE | deps toolchain
-	@tools/kernel-tree.sh $(TARBALL) $(KSRC) patches
+	@tools/build/kernel-tree.sh $(TARBALL) $(KSRC) patches
 endif
 
 tree: $(TREE_STAMP)
@@ -140,14 +140,14 @@ toolchain:
 	@command -v $(CROSS_COMPILE)gcc >/dev/null || { \
 		echo "netns-lab: $(CROSS_COMPILE)gcc not found: the $(ARCH) build needs it$(if $(CROSS_COMPILE), (apt-get install $(call arch_get,$(ARCH),cross_packages), or make deps))" >&2; exit 1; }
 
-$(KOBJ)/.config: $(FRAGMENTS) tools/check-config.sh $(TREE_STAMP) | toolchain
+$(KOBJ)/.config: $(FRAGMENTS) tools/build/check-config.sh $(TREE_STAMP) | toolchain
 	@echo "  CONFIG  $(ARCH): tinyconfig + $(notdir $(FRAGMENTS))"
 	@mkdir -p $(KOBJ)
 	@$(KMAKE) -s tinyconfig >/dev/null
 	@cd $(KSRC) && KCONFIG_CONFIG=$(KOBJ)/.config scripts/kconfig/merge_config.sh \
 		-m -O $(KOBJ) $(KOBJ)/.config $(addprefix $(TOP)/,$(FRAGMENTS)) >$(KOBJ)/merge.log
 	@$(KMAKE) -s olddefconfig >/dev/null
-	@tools/check-config.sh $(KOBJ)/.config $(FRAGMENTS) || \
+	@tools/build/check-config.sh $(KOBJ)/.config $(FRAGMENTS) || \
 		{ rm -f $@; echo "kernel: configuration for $(ARCH) rejected (see above)" >&2; exit 1; }
 
 config: $(KOBJ)/.config
@@ -156,7 +156,7 @@ kernel: $(KOBJ)/.config | toolchain
 	@echo "  KERNEL  $(ARCH) ($(NPROC) jobs$(if $(CCACHE),, no ccache))"
 	@$(KMAKE) $(notdir $(KIMAGE)) | \
 		awk -v label="KERNEL  $(ARCH)" -v tty=$$([ -t 1 ] && echo 1 || echo 0) \
-		-f tools/build-progress.awk
+		-f tools/build/progress.awk
 	@echo "  IMAGE   $(KIMAGE:$(TOP)/%=%)"
 
 # Style of every patch in the series (see tests/host/checkpatch.sh).
@@ -167,7 +167,7 @@ checkpatch: $(TREE_STAMP)
 # Every prefix of the series must build on both arches (bisectability).
 # Slow (a kernel build per patch and arch); not part of make check.
 series-check: $(TREE_STAMP)
-	@tools/series-check.sh
+	@tools/build/series-check.sh
 
 # ---------------------------------------------------------------- guests
 
@@ -341,11 +341,11 @@ $(GUEST_SUITES): kernel initramfs $(LAB)
 		$(call ktap_close,$(RUNS)/$@/results.ktap)
 
 # Many short lives of L3 namespaces, several at once, always on the debug
-# kernel (tools/stress-l3.sh boots tests/guest/stress-l3.sh); its console
+# kernel (tests/host/stress-l3.sh boots tests/guest/stress-l3.sh); its console
 # check is KERNEL_SPLAT above.  STRESS_CYCLES=N (default 1000) lives; long
 # under KASAN and TCG (not measured yet), so not part of make check.
 stress-l3: deps $(LAB)
-	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/stress-l3.sh
+	@ARCH=$(ARCH) ACCEL=$(ACCEL) tests/host/stress-l3.sh
 
 unit:
 	@tests/host/unit.sh | tee $(BUILD)/unit.ktap
@@ -379,16 +379,16 @@ fuzz: $(FUZZER)
 # ---------------------------------------------------------------- benchmarks
 
 bench-boot: deps
-	@tools/bench-boot.sh
+	@tools/bench/boot.sh
 
 bench-build: deps
-	@tools/bench-build.sh
+	@tools/bench/build.sh
 
 bench-lab: deps
-	@tools/bench-lab.sh
+	@tools/bench/lab.sh
 
 bench-l3: deps
-	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/bench-l3.sh
+	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/bench/l3.sh
 
 clean:
 	rm -rf $(B)

@@ -18,8 +18,8 @@ arch=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 
-# shellcheck source=tools/arch.sh
-. "$top/tools/arch.sh"
+# shellcheck source=tools/build/arch.sh
+. "$top/tools/build/arch.sh"
 arch_check "$arch" "$prog" || exit 2
 debarch=$(arch_need "$arch" debian_arch "$prog") || exit 2
 triplet=$(arch_need "$arch" triplet "$prog") || exit 2

@@ -11,8 +11,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-# shellcheck source=tools/arch.sh
-. tools/arch.sh
+# shellcheck source=tools/build/arch.sh
+. tools/build/arch.sh
 # shellcheck source=tests/lib/ktap.sh
 . tests/lib/ktap.sh
 arches=${CHECK_ARCHES:-$(arch_defaults)}
@@ -118,7 +118,7 @@ run_suite() {
 	shift
 	log=$out/$name.ktap
 	"$@" 2>&1 | tee "$log" | sed 's/^/  /'
-	read -r p f s < <(awk -f tools/ktap-count.awk "$log")
+	read -r p f s < <(awk -f tools/ktap/count.awk "$log")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -eq 0 ]; then
 		ktap_result ok "$name"

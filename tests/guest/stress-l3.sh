@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# make stress-l3, guest side (tools/stress-l3.sh boots it on the DEBUG=1
+# make stress-l3, guest side (tests/host/stress-l3.sh boots it on the DEBUG=1
 # kernel): many short lives of L3 namespaces, several at once, to shake
 # out what a single pass of the suites cannot: leaks, use after free and
 # lock order problems in creating, entering, releasing and re-using them.
@@ -22,7 +22,7 @@
 #
 # Then: every address is the parent's again, kmemleak finds nothing, the
 # static key is off.  The last test of the plan is the host's: the kernel
-# console has no KASAN, lockdep or WARN report (tools/stress-l3.sh).
+# console has no KASAN, lockdep or WARN report (tests/host/stress-l3.sh).
 #
 # lab.stress.cycles=N and lab.stress.workers=N on the kernel command line
 # (STRESS_CYCLES, STRESS_WORKERS) override the defaults, 1000 and 4.
@@ -324,4 +324,4 @@ ktap_run "stress: only loopback shared namespaces reached the parent's 127.0.0.1
 ktap_run "stress: every test address is the parent's again, no namespace left" test_addresses_returned
 ktap_run "stress: kmemleak suspects no leak after the run" test_kmemleak
 ktap_run "stress: the static key l3net_active is off again" test_static_key_off
-# Test 7 of the plan is the host's (tools/stress-l3.sh): the console.
+# Test 7 of the plan is the host's (tests/host/stress-l3.sh): the console.

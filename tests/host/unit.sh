@@ -26,8 +26,8 @@ test_config_dropped_symbol() {
 	printf 'CONFIG_NET=y\n# CONFIG_FOO is not set\nCONFIG_VETH=y\nCONFIG_NR=4\n' >"$d/frag"
 	printf 'CONFIG_NET=y\nCONFIG_VETH=y\nCONFIG_NR=4\n' >"$d/good"
 	printf 'CONFIG_NET=y\n# CONFIG_VETH is not set\nCONFIG_NR=8\nCONFIG_FOO=y\n' >"$d/bad"
-	"$top/tools/check-config.sh" "$d/good" "$d/frag"
-	err=$("$top/tools/check-config.sh" "$d/bad" "$d/frag" 2>&1) && fail "bad config accepted"
+	"$top/tools/build/check-config.sh" "$d/good" "$d/frag"
+	err=$("$top/tools/build/check-config.sh" "$d/bad" "$d/frag" 2>&1) && fail "bad config accepted"
 	echo "$err"
 	grep -q "frag:3: CONFIG_VETH=y did not stick" <<<"$err"
 	grep -q "frag:4: CONFIG_NR=4 did not stick (the config has CONFIG_NR=8)" <<<"$err"
@@ -35,8 +35,8 @@ test_config_dropped_symbol() {
 	# a later fragment overrides an earlier one (configs/no-l3net.config)
 	printf '# CONFIG_VETH is not set\n' >"$d/off"
 	printf 'CONFIG_NET=y\nCONFIG_NR=4\n' >"$d/noveth"
-	"$top/tools/check-config.sh" "$d/noveth" "$d/frag" "$d/off"
-	! "$top/tools/check-config.sh" "$d/good" "$d/frag" "$d/off" 2>/dev/null
+	"$top/tools/build/check-config.sh" "$d/noveth" "$d/frag" "$d/off"
+	! "$top/tools/build/check-config.sh" "$d/good" "$d/frag" "$d/off" 2>/dev/null
 }
 
 # A small stand-in for linux-source: one file, two patches against it.
@@ -62,10 +62,10 @@ test_tree_applies_series() {
 	local d head
 	d=$(scratch)
 	fake_source "$d"
-	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
 	expect_eq "ONE two THREE" "$(tr '\n' ' ' <"$d/tree/file" | sed 's/ $//')" "patched file"
 	head=$(git -C "$d/tree" rev-parse HEAD)
-	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
 	expect_eq "$head" "$(git -C "$d/tree" rev-parse HEAD)" "HEAD after a no-op run"
 }
 
@@ -75,10 +75,10 @@ test_tree_bad_patch_named() {
 	local d err first
 	d=$(scratch)
 	fake_source "$d"
-	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
 	first=$(git -C "$d/tree" rev-parse HEAD~1)
 	sed -i 's/^-three$/-tree/' "$d/patches/0002-second.patch"
-	err=$("$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" 2>&1) &&
+	err=$("$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" 2>&1) &&
 		fail "a broken patch applied"
 	echo "$err"
 	grep -q "0002-second.patch does not apply" <<<"$err"
@@ -92,10 +92,10 @@ test_tree_edit_reapplies_suffix() {
 	local d first
 	d=$(scratch)
 	fake_source "$d"
-	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches"
 	first=$(git -C "$d/tree" rev-parse HEAD~1)
 	sed -i 's/^+THREE$/+THR3E/' "$d/patches/0002-second.patch"
-	"$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" | grep -q "AM      0002"
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" | grep -q "AM      0002"
 	expect_eq "$first" "$(git -C "$d/tree" rev-parse HEAD~1)" "first patch's commit"
 	grep -q THR3E "$d/tree/file"
 }
@@ -106,7 +106,7 @@ test_tree_missing_patch_file() {
 	d=$(scratch)
 	fake_source "$d"
 	echo "0003-nowhere.patch" >>"$d/patches/series"
-	err=$("$top/tools/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" 2>&1) &&
+	err=$("$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" 2>&1) &&
 		fail "a missing patch was accepted"
 	echo "$err"
 	grep -q "0003-nowhere.patch: no such patch file" <<<"$err"
@@ -115,12 +115,12 @@ test_tree_missing_patch_file() {
 # A truncated KTAP run counts the missing tests as failed; SKIPs count apart.
 test_ktap_count() {
 	expect_eq "1 1 1" "$(printf '1..3\nok 1 a\nnot ok 2 b\nok 3 c # SKIP why\n' |
-		awk -f "$top/tools/ktap-count.awk")" "complete run"
+		awk -f "$top/tools/ktap/count.awk")" "complete run"
 	expect_eq "1 2 0" "$(printf 'KTAP version 1\n1..3\nok 1 a\n  not ok 1 nested\n' |
-		awk -f "$top/tools/ktap-count.awk")" "truncated run"
-	expect_eq "0 1 0" "$(printf 'garbage\n' | awk -f "$top/tools/ktap-count.awk")" "no plan"
+		awk -f "$top/tools/ktap/count.awk")" "truncated run"
+	expect_eq "0 1 0" "$(printf 'garbage\n' | awk -f "$top/tools/ktap/count.awk")" "no plan"
 	expect_eq "2 1 0" "$(printf '1..2\nok 1 a\nok 2 b\nBail out! node a: the kernel reported a problem\n' |
-		awk -f "$top/tools/ktap-count.awk")" "complete run that bailed out"
+		awk -f "$top/tools/ktap/count.awk")" "complete run that bailed out"
 }
 
 # The one shell KTAP writer and the closing line, against golden files:
@@ -128,7 +128,7 @@ test_ktap_count() {
 test_ktap_writer_golden() {
 	local rc=0 closing
 	diff -u "$top/tests/ktap/example.ktap" <(bash "$top/tests/ktap/example.sh")
-	closing=$("$top/tools/ktap-close.sh" "$top/tests/ktap/example.ktap") || rc=$?
+	closing=$("$top/tools/ktap/close.sh" "$top/tests/ktap/example.ktap") || rc=$?
 	expect_eq "$(cat "$top/tests/ktap/example.close")" "$closing" "closing line"
 	[ $rc -eq 1 ] || fail "ktap-close.sh exit $rc for a document with failures, wanted 1"
 }
@@ -138,7 +138,7 @@ test_deps_non_root_message() {
 	local err
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
 	err=$(HOME=/ NETNS_LAB_PACKAGES="make netns-lab-no-such-package" \
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$top/tools/deps.sh" 2>&1) &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$top/tools/build/deps.sh" 2>&1) &&
 		fail "deps.sh succeeded with a package missing"
 	echo "$err"
 	expect_eq 1 "$(wc -l <<<"$err")" "lines of output"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Every kind of line tests/lib/ktap.sh writes; its output must be
-# tests/ktap/example.ktap, and tools/ktap-close.sh must count it as
+# tests/ktap/example.ktap, and tools/ktap/close.sh must count it as
 # example.close says (tests/host/unit.sh compares both).
 KTAP_TMP=$(mktemp -d)
 trap 'rm -rf "$KTAP_TMP"' EXIT

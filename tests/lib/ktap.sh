@@ -2,7 +2,7 @@
 #
 # The one KTAP v1 writer of the shell scripts, guest suites (dash) and host
 # scripts (bash) alike: ktap_header, ktap_result, ktap_diag and the closing
-# line ktap_closing (tools/ktap-close.sh prints it for a file).
+# line ktap_closing (tools/ktap/close.sh prints it for a file).
 #
 # A suite defines one function per test and calls ktap_run for each; a
 # failed test's output follows its result line as "# " diagnostics.  The

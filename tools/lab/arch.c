@@ -188,7 +188,7 @@ int arch_load(const char *top, const char *name, struct arch_desc *a)
 		fprintf(stderr, "lab: %s: qemu=, machine= and kernel_image= are required\n", path);
 		return -1;
 	}
-	/* As the Makefile and tools/arch.sh: the debug kernel boots the same image. */
+	/* As the Makefile and tools/build/arch.sh: the debug kernel boots the same image. */
 	if (!a->kernel_image_debug[0])
 		strcpy(a->kernel_image_debug, a->kernel_image);
 	return 0;

@@ -17,10 +17,10 @@
 # it fails to measure in any round ends the run with the guest's error.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-# shellcheck source=tools/arch.sh
-. "$top/tools/arch.sh"
+# shellcheck source=tools/build/arch.sh
+. "$top/tools/build/arch.sh"
 arch=${ARCH:-$(arch_defaults | cut -d' ' -f1)}
 arch_check "$arch" bench-l3 || exit 1
 accel=${ACCEL:-tcg}

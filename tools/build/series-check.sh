@@ -9,10 +9,10 @@
 # CONFIG_L3_NET_NS off (configs/no-l3net.config).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-# shellcheck source=tools/arch.sh
-. "$top/tools/arch.sh"
+# shellcheck source=tools/build/arch.sh
+. "$top/tools/build/arch.sh"
 arches=${SERIES_ARCHES:-$(arch_defaults)}
 tree=$top/build/linux
 work=$top/build/series-check

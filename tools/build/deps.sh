@@ -9,9 +9,9 @@
 set -euo pipefail
 
 prog=deps
-top=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=tools/arch.sh
-. "$top/tools/arch.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tools/build/arch.sh
+. "$top/tools/build/arch.sh"
 # shellcheck disable=SC2046,SC2086 # lists of names, split on purpose
 mapfile -t arches < <(printf '%s\n' $(arch_defaults) ${DEPS_ARCHES:-} | awk 'NF && !seen[$0]++')
 for a in "${arches[@]}"; do

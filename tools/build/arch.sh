@@ -5,7 +5,7 @@
 # arch/NAME.conf (see arch/x86_64.conf); these helpers are the only way the
 # scripts learn anything about an arch.
 
-arch_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../arch" && pwd)
+arch_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../arch" && pwd)
 
 # Every arch with a file, sorted, space-separated.
 arch_all() {

@@ -9,10 +9,10 @@
 # each in seconds of wall time.  The edited patch is put back afterwards.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-# shellcheck source=tools/arch.sh
-. "$top/tools/arch.sh"
+# shellcheck source=tools/build/arch.sh
+. "$top/tools/build/arch.sh"
 arches=${BENCH_ARCHES:-$(arch_defaults)}
 last=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series | tail -n 1)
 [ -n "$last" ] || { echo "bench-build: patches/series is empty" >&2; exit 2; }

@@ -15,10 +15,10 @@
 # boot, panic, timeout).  Slow: not part of make check.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-# shellcheck source=tools/arch.sh
-. "$top/tools/arch.sh"
+# shellcheck source=tools/build/arch.sh
+. "$top/tools/build/arch.sh"
 # shellcheck source=tests/lib/ktap.sh
 . "$top/tests/lib/ktap.sh"
 arch=${ARCH:-$(arch_defaults | cut -d' ' -f1)}
@@ -79,7 +79,7 @@ fi
 echo "# stress-l3: $arch, $cpus vCPUs, $elapsed s in all (boot included)"
 
 rc=0
-tools/ktap-close.sh "$ktap" || rc=1
+tools/ktap/close.sh "$ktap" || rc=1
 # A kernel report ends lab boot with 2 too, but it is this run's last test.
 [ "$status" -le 1 ] || [ -n "${report:-}" ] || exit 2
 exit $rc

@@ -10,11 +10,11 @@
 #   - validation of a topology file (median of 50 `lab lint` runs).
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 runs=${RUNS:-3}
-# shellcheck source=tools/arch.sh
-. "$top/tools/arch.sh"
+# shellcheck source=tools/build/arch.sh
+. "$top/tools/build/arch.sh"
 arches=${BENCH_ARCHES:-$(arch_defaults)}
 lab=build/host/lab
 out=build/bench-lab
