@@ -333,23 +333,38 @@ test_hostile_agent() {
 		expect_eq 2 $rc "exit status when the agent sends '${says:0:30}'"
 		grep -qxF "lab: node guest: $want" <<<"$out" || fail "for '${says:0:30}' wanted '$want', got: $out"
 	done <<-'EOF'
-	OUT -1\n|the agent sent garbage: a bad OUT length 'OUT -1'
-	OUT 18446744073709551615\n|the agent sent garbage: a bad OUT length 'OUT 18446744073709551615'
-	OUT 65537\n|the agent sent garbage: a bad OUT length 'OUT 65537'
-	END -1\n|the agent sent garbage: a bad END status 'END -1'
-	END 256\n|the agent sent garbage: a bad END status 'END 256'
+	OUT $SEQ -1\n|the agent sent garbage: a bad OUT header 'OUT 1 -1'
+	OUT $SEQ 18446744073709551615\n|the agent sent garbage: a bad OUT header 'OUT 1 18446744073709551615'
+	OUT $SEQ 65537\n|the agent sent garbage: a bad OUT header 'OUT 1 65537'
+	OUT 3\nabc|the agent sent garbage: a bad OUT header 'OUT 3'
+	OUT 99999999999999999999999 1\nx|the agent sent garbage: a bad OUT header 'OUT 99999999999999999999999 1'
+	END $SEQ -1\n|the agent sent garbage: a bad END header 'END 1 -1'
+	END $SEQ 256\n|the agent sent garbage: a bad END header 'END 1 256'
+	END 0\n|the agent sent garbage: a bad END header 'END 0'
 	long|the agent sent garbage: a header line longer than the protocol's
 	HELLO\x01\n|the agent sent garbage: an unknown header 'HELLO?'
-	END 7\x00junk\n|the agent sent garbage: a NUL byte in a header line 'END 7'
-	END 1\nEND 0\n|the agent sent garbage: an END with no command running 'END 0'
-	OUT 1\nxEND 1\nOUT 1\ny|the agent sent garbage: output with no command running 'OUT 1'
+	END $SEQ 7\x00junk\n|the agent sent garbage: a NUL byte in a header line 'END 1 7'
+	END $SEQ 1\nEND $SEQ 0\n|the agent sent garbage: an END with no command running 'END 1 0'
+	OUT $SEQ 1\nxEND $SEQ 1\nOUT $SEQ 1\ny|the agent sent garbage: output with no command running 'OUT 1 1'
+	OUT 2 1\nx|the agent sent garbage: output of another command 'OUT 2 1'
+	END 0 0\n|the agent sent garbage: an END of another command 'END 0 0'
 	exit|QEMU exited with status 0 (see guest.qemu.log)
 	EOF
 	rc=0
-	out=$(FAKE_AGENT='OUT 3\nabcEND 3\n' LAB_TOP=$d "$lab" boot -a toy -b "$d/build" \
+	out=$(FAKE_AGENT='OUT $SEQ 3\nabcEND $SEQ 3\n' LAB_TOP=$d "$lab" boot -a toy -b "$d/build" \
 		-r "$d/run" -T 10 true 2>/dev/null) || rc=$?
 	expect_eq 1 $rc "exit status of a command that failed"
 	expect_eq abc "$out" "output of a well-formed agent"
+	# A stray END of the first command, arriving while the second runs,
+	# must not end the second with the first's status.
+	printf 'node a arch=toy\ntest "one" a: false\ntest "two" a: false\n' >"$d/two.topo"
+	rc=0
+	out=$(FAKE_AGENT='END $SEQ 1\n' FAKE_AGENT_NEXT='END $PREV 0\n' LAB_TOP=$d timeout 60 \
+		"$lab" run -b "$d/build" -r "$d/run" "$d/two.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status when an END of an earlier command comes during the next"
+	grep -qx "lab: node a: the agent sent garbage: an END of another command 'END 1 0'" <<<"$out" ||
+		fail "the stray END is not named: $out"
+	grep -q "^ok .* two" <<<"$out" && fail "the stray END passed the second test: $out"
 	[ -z "$(pgrep -f "fake-qemu.*$d/")" ] || fail "fake QEMU left running"
 }
 
@@ -377,7 +392,7 @@ test_lost_guests() {
 	grep -q "^lab: node guest: the agent's control channel closed" <<<"$out" ||
 		fail "no message naming the closed channel: $out"
 	rc=0
-	out=$(FAKE_AGENT='END 0\n' FAKE_CONSOLE=$'[ 1.0] Kernel panic - not syncing: Attempted to kill init!\n' \
+	out=$(FAKE_AGENT='END $SEQ 0\n' FAKE_CONSOLE=$'[ 1.0] Kernel panic - not syncing: Attempted to kill init!\n' \
 		LAB_TOP=$d timeout 60 "$lab" boot -a toy -b "$d/build" -r "$d/run" -T 10 true 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status with a panic after the command"
 	grep -q "^Bail out! node guest: the kernel reported a problem: Kernel panic - not syncing" <<<"$out" ||
@@ -415,7 +430,7 @@ test_bounded_output() {
 	echo old >"$d/run/test-7.log"
 	echo old >"$d/run/setup-gone.log"
 	rc=0
-	FAKE_AGENT='OUT 27\nstart\x00\x1b[2J\nreal error here\nEND 1\n' LAB_TOP=$d "$lab" run \
+	FAKE_AGENT='OUT $SEQ 27\nstart\x00\x1b[2J\nreal error here\nEND $SEQ 1\n' LAB_TOP=$d "$lab" run \
 		-b "$d/build" -r "$d/run" "$d/flood.topo" >"$d/out" 2>&1 || rc=$?
 	expect_eq 1 $rc "exit status with a NUL in the output"
 	grep -qx "# start??\[2J" "$d/out" || fail "the NUL line is not shown as such: $(cat "$d/out")"

@@ -136,9 +136,11 @@ static void read_exact(int fd, char *buf, size_t len)
 	}
 }
 
-static void run_command(int port, const char *cmd)
+/* Runs command SEQ, CMD, sending its output and its END on PORT. */
+static void run_command(int port, unsigned long seq, const char *cmd)
 {
 	char buf[4096], line[PROTO_MAX_LINE];
+	unsigned long kill_seq;
 	int out[2], status, done = 0, eof = 0;
 	struct pollfd pfd[2];
 	pid_t pid;
@@ -178,7 +180,7 @@ static void run_command(int port, const char *cmd)
 		if (!eof && (pfd[0].revents & (POLLIN | POLLHUP))) {
 			n = read(out[0], buf, sizeof(buf));
 			if (n > 0) {
-				send_header(port, "OUT %zd\n", n);
+				send_header(port, "OUT %lu %zd\n", seq, n);
 				write_all(port, buf, n);
 			} else if (n == 0) {
 				eof = 1;
@@ -187,28 +189,28 @@ static void run_command(int port, const char *cmd)
 		if (pfd[1].revents & POLLIN) {
 			if (read_header(port, line, sizeof(line)))
 				die("control port closed");
-			if (!strcmp(line, "KILL"))
+			if (sscanf(line, "KILL %lu", &kill_seq) == 1 && kill_seq == seq)
 				kill(-pid, SIGKILL);
 		}
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			/* Drain what the shell wrote before it left. */
 			fcntl(out[0], F_SETFL, O_NONBLOCK);
 			while ((n = read(out[0], buf, sizeof(buf))) > 0) {
-				send_header(port, "OUT %zd\n", n);
+				send_header(port, "OUT %lu %zd\n", seq, n);
 				write_all(port, buf, n);
 			}
 			done = 1;
 		}
 	}
 	close(out[0]);
-	send_header(port, "END %d\n", WIFEXITED(status) ? WEXITSTATUS(status) :
+	send_header(port, "END %lu %d\n", seq, WIFEXITED(status) ? WEXITSTATUS(status) :
 		    128 + WTERMSIG(status));
 }
 
 int main(void)
 {
 	char line[PROTO_MAX_LINE], *cmd;
-	unsigned long len;
+	unsigned long seq, len;
 	int port;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -217,7 +219,7 @@ int main(void)
 	for (;;) {
 		if (read_header(port, line, sizeof(line)))
 			return 0;	/* the host went away: nothing left to do */
-		if (sscanf(line, "RUN %lu", &len) != 1)
+		if (sscanf(line, "RUN %lu %lu", &seq, &len) != 2)
 			continue;	/* a KILL that came too late */
 		if (len > PROTO_MAX_CMD)
 			die("command of %lu bytes is too long", len);
@@ -226,7 +228,7 @@ int main(void)
 			die("out of memory");
 		read_exact(port, cmd, len);
 		cmd[len] = '\0';
-		run_command(port, cmd);
+		run_command(port, seq, cmd);
 		free(cmd);
 	}
 }

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,27 @@ static long header_number(const char *s, long max)
 	return *end || errno || v > max ? -1 : v;
 }
 
+/*
+ * "SEQ NUMBER", NUMBER from 0 to MAX, into *SEQ and the return value; -1 if
+ * S is not that.
+ */
+static long header_pair(const char *s, unsigned long *seq, long max)
+{
+	const char *space = strchr(s, ' ');
+	char first[24];
+	long v;
+
+	if (!space || (size_t)(space - s) >= sizeof(first))
+		return -1;
+	memcpy(first, s, space - s);
+	first[space - s] = '\0';
+	v = header_number(first, LONG_MAX);
+	if (v < 0)
+		return -1;
+	*seq = v;
+	return header_number(space + 1, max);
+}
+
 /* The agent said something the protocol does not: the node is broken. */
 static void ctl_garbage(struct lab *l, int n, const char *what, const char *line)
 {
@@ -141,6 +163,7 @@ static int ctl_message(struct lab *l, int n, const char **bad)
 {
 	struct node_rt *nr = &l->nodes[n];
 	char *nl = memchr(nr->in, '\n', nr->inlen);
+	unsigned long seq;
 	size_t hdr;
 	long v;
 
@@ -158,13 +181,17 @@ static int ctl_message(struct lab *l, int n, const char **bad)
 	if (!strcmp(nr->in, "READY")) {
 		nr->ready = 1;
 	} else if (!strncmp(nr->in, "OUT ", 4)) {
-		v = header_number(nr->in + 4, PROTO_MAX_OUT);
+		v = header_pair(nr->in + 4, &seq, PROTO_MAX_OUT);
 		if (v < 0) {
-			*bad = "a bad OUT length";
+			*bad = "a bad OUT header";
 			return 0;
 		}
 		if (!nr->busy) {
 			*bad = "output with no command running";
+			return 0;
+		}
+		if (seq != nr->seq) {
+			*bad = "output of another command";
 			return 0;
 		}
 		if (nr->inlen < hdr + v) {
@@ -174,14 +201,18 @@ static int ctl_message(struct lab *l, int n, const char **bad)
 		ctl_output(l, nr, nr->in + hdr, v);
 		hdr += v;
 	} else if (!strncmp(nr->in, "END ", 4)) {
-		v = header_number(nr->in + 4, 255);
+		v = header_pair(nr->in + 4, &seq, 255);
 		if (v < 0) {
-			*bad = "a bad END status";
+			*bad = "a bad END header";
 			return 0;
 		}
 		/* A second END must not turn the next command's failure into a pass. */
 		if (!nr->busy) {
 			*bad = "an END with no command running";
+			return 0;
+		}
+		if (seq != nr->seq) {
+			*bad = "an END of another command";
 			return 0;
 		}
 		ctl_end(nr, v);
@@ -194,7 +225,7 @@ static int ctl_message(struct lab *l, int n, const char **bad)
 	return 1;
 }
 
-/* Parses what the agent sent: READY, OUT LEN + bytes, END STATUS. */
+/* Parses what the agent sent: READY, OUT SEQ LEN + bytes, END SEQ STATUS. */
 void ctl_parse(struct lab *l, int n)
 {
 	const char *bad = NULL;
@@ -288,8 +319,8 @@ int ctl_start(struct lab *l, int n, const char *cmd, const char *log, int timeou
 {
 	struct node_rt *nr = &l->nodes[n];
 	char hdr[PROTO_MAX_LINE], path[4096];
-	int len = snprintf(hdr, sizeof(hdr), "RUN %zu\n", strlen(cmd));
 	struct stat st;
+	int len;
 
 	if (nr->out)
 		nr->out[0] = '\0';
@@ -307,6 +338,7 @@ int ctl_start(struct lab *l, int n, const char *cmd, const char *log, int timeou
 	}
 	nr->busy = 1;
 	nr->killed = 0;
+	len = snprintf(hdr, sizeof(hdr), "RUN %lu %zu\n", ++nr->seq, strlen(cmd));
 	nr->deadline_ms = lab_now_ms() + timeout_s * 1000L;
 	if (ctl_send(l, n, hdr, len) || ctl_send(l, n, cmd, strlen(cmd))) {
 		ctl_end(nr, -1);

@@ -24,6 +24,7 @@ struct node_rt {
 	char in[PROTO_MAX_LINE + PROTO_MAX_OUT];
 	size_t inlen;
 	int ready, busy, status;
+	unsigned long seq;	/* the number of the last command sent */
 	char *out;		/* the end of the command in flight's output */
 	size_t outlen;
 	size_t outcut;		/* bytes of it dropped from the front of out */

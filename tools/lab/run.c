@@ -160,6 +160,7 @@ static void node_lost(struct lab *l, int n)
 static int command_overdue(struct lab *l, int n)
 {
 	struct node_rt *nr = &l->nodes[n];
+	char kill[PROTO_MAX_LINE];
 
 	if (nr->busy && nr->ctl < 0) {
 		node_lost(l, n);
@@ -171,7 +172,8 @@ static int command_overdue(struct lab *l, int n)
 		return 1;
 	nr->killed = 1;
 	nr->deadline_ms += KILL_GRACE_MS;
-	ctl_send(l, n, "KILL\n", 5);	/* if it fails, the channel is closed */
+	/* If it fails, the channel is closed. */
+	ctl_send(l, n, kill, snprintf(kill, sizeof(kill), "KILL %lu\n", nr->seq));
 	return 0;
 }
 
