@@ -260,7 +260,7 @@ LAB_SRCS := $(wildcard tools/lab/*.c)
 $(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      lab (host)"
-	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $@ $(filter %.c,$^)
+	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $@ $(filter %.c,$^) -lm
 
 host-tools: $(LAB)
 
@@ -361,11 +361,11 @@ check: deps
 FUZZ_SECONDS ?= 600
 FUZZER := $(BUILD)/fuzz/topo_fuzz
 
-$(FUZZER): tests/fuzz/topo_fuzz.c tools/lab/topo.c tools/lab/topo.h
+$(FUZZER): tests/fuzz/topo_fuzz.c tools/lab/topo.c tools/lab/topo.h tools/lab/fault.c tools/lab/fault.h
 	@mkdir -p $(@D)
 	@command -v clang >/dev/null || { echo "netns-lab: fuzzing needs clang (apt-get install clang)" >&2; exit 1; }
 	@clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ tests/fuzz/topo_fuzz.c tools/lab/topo.c
+		-o $@ tests/fuzz/topo_fuzz.c tools/lab/topo.c tools/lab/fault.c -lm
 
 fuzz: $(FUZZER)
 	@mkdir -p $(BUILD)/fuzz/corpus

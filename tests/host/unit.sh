@@ -504,10 +504,19 @@ test_arch_is_one_file() {
 		fail "long arch name not named: $out"
 }
 
+# The fault queue of the wires, with time driven by hand: exact figures.
+test_fault_queue() {
+	local d out
+	d=$(scratch)
+	gcc -O2 -Wall -Wextra -Werror -o "$d/fault_test" "$top/tests/host/fault_test.c" \
+		"$top/tools/lab/fault.c" -lm || { fail "fault_test does not build"; return; }
+	out=$("$d/fault_test") || fail "$(grep -v '^ok' <<<"$out")"
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 21
+ktap_header 22
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -529,3 +538,4 @@ ktap_run "a command longer than the protocol's is a FILE:LINE error" test_comman
 ktap_run "a hostile agent's lengths and statuses fail its node, named" test_hostile_agent
 ktap_run "a deaf agent, a closed channel, a late panic, a console flood: exit 2, named" test_lost_guests
 ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output
+ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, seeded" test_fault_queue

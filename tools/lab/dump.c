@@ -30,6 +30,7 @@ static void dump_node(const struct topo *t, int n, FILE *f)
 
 static void dump_wire(const struct topo *t, const struct topo_wire *w, FILE *f)
 {
+	char faults[256];
 	int m;
 
 	fprintf(f, "%s %s", w->is_lan ? "lan" : "link", w->name);
@@ -37,19 +38,39 @@ static void dump_wire(const struct topo *t, const struct topo_wire *w, FILE *f)
 		fprintf(f, " %s:%s", t->nodes[w->members[m].node].name, w->members[m].ifname);
 	if (w->mtu)
 		fprintf(f, " mtu=%d", w->mtu);
-	fprintf(f, " (line %d)\n", w->line);
+	fault_format(&w->fault, faults, sizeof(faults));
+	fprintf(f, "%s%s (line %d)\n", faults, w->relayed ? " relayed" : "", w->line);
+}
+
+/* Test NUM (counting tests only), or a link step between tests. */
+static void dump_step(const struct topo *t, const struct topo_test *tt, int num, FILE *f)
+{
+	static const char *const verbs[] = {
+		[TOPO_LINK_DOWN] = "link-down", [TOPO_LINK_UP] = "link-up",
+		[TOPO_LINK_SET] = "link-set",
+	};
+	const struct topo_node *node = &t->nodes[tt->node];
+
+	if (tt->step != TOPO_TEST) {
+		fprintf(f, "%s %s:%s%s%s (line %d)\n", verbs[tt->step], node->name,
+			node->ports[tt->port].ifname, tt->command ? " " : "",
+			tt->command ?: "", tt->line);
+		return;
+	}
+	fprintf(f, "test %d on %s timeout=%d", num, node->name, tt->timeout_s);
+	if (tt->until_s)
+		fprintf(f, " until=%d", tt->until_s);
+	fprintf(f, " (line %d): \"%s\": %s\n", tt->line, tt->description, tt->command);
 }
 
 void topo_dump(const struct topo *t, FILE *f)
 {
-	int i;
+	int i, num = 0;
 
 	for (i = 0; i < t->nnodes; i++)
 		dump_node(t, i, f);
 	for (i = 0; i < t->nwires; i++)
 		dump_wire(t, &t->wires[i], f);
 	for (i = 0; i < t->ntests; i++)
-		fprintf(f, "test %d on %s timeout=%d (line %d): \"%s\": %s\n", i + 1,
-			t->nodes[t->tests[i].node].name, t->tests[i].timeout_s, t->tests[i].line,
-			t->tests[i].description, t->tests[i].command);
+		dump_step(t, &t->tests[i], t->tests[i].step == TOPO_TEST ? ++num : 0, f);
 }

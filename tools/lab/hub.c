@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wires: a link is a socket pair QEMU makes itself; a lan is a hub here,
- * one datagram socket per member, relaying every frame to the others.
+ * Wires: a plain link is a socket pair QEMU makes itself; a lan, a link
+ * with impairments and a link a link-set changes are relayed here, one
+ * datagram socket per member, every frame to the other members, through
+ * one fault queue per direction when the wire has impairments (fault.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -26,51 +30,147 @@ int lab_sock_path(struct sockaddr_un *sa, const char *path)
 	return 0;
 }
 
+long long lab_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static int hub_open(struct lab *l, struct hub *h, int w)
+{
+	const struct topo_wire *wire = &l->t->wires[w];
+	struct sockaddr_un sa;
+	char path[4096];
+	int m, to;
+
+	h->wire = w;
+	h->n = wire->nmembers;
+	h->fault = wire->fault;
+	h->queue = calloc(h->n * h->n, sizeof(*h->queue));
+	if (!h->queue)
+		return -1;
+	for (m = 0; m < h->n; m++) {
+		for (to = 0; to < h->n; to++)
+			fault_queue_seed(&h->queue[m * h->n + to], h->fault.seed, w, m, to);
+		qemu_hub_path(&l->o->qemu, w, m, path, sizeof(path));
+		if (lab_sock_path(&sa, path))
+			return -1;
+		h->fd[m] = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (h->fd[m] < 0 || bind(h->fd[m], (struct sockaddr *)&sa, sizeof(sa))) {
+			fprintf(stderr, "lab: %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		qemu_wire_path(&l->o->qemu, w, m, path, sizeof(path));
+		if (lab_sock_path(&h->peer[m], path))
+			return -1;
+	}
+	return 0;
+}
+
 int hubs_open(struct lab *l)
 {
 	const struct topo *t = l->t;
-	struct sockaddr_un sa;
-	char path[4096];
 	int w, m;
 
 	l->hubs = calloc(t->nwires, sizeof(*l->hubs));
 	if (!l->hubs)
 		return -1;
 	for (w = 0; w < t->nwires; w++) {
-		struct hub *h;
-
-		if (!t->wires[w].is_lan)
+		if (!qemu_wire_relayed(&l->o->qemu, &t->wires[w]))
 			continue;
-		h = &l->hubs[l->nhubs++];
-		h->wire = w;
-		h->n = t->wires[w].nmembers;
-		for (m = 0; m < h->n; m++) {
-			qemu_hub_path(&l->o->qemu, w, m, path, sizeof(path));
-			if (lab_sock_path(&sa, path))
-				return -1;
-			h->fd[m] = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-			if (h->fd[m] < 0 || bind(h->fd[m], (struct sockaddr *)&sa, sizeof(sa))) {
-				fprintf(stderr, "lab: %s: %s\n", path, strerror(errno));
-				return -1;
-			}
-			qemu_wire_path(&l->o->qemu, w, m, path, sizeof(path));
-			if (lab_sock_path(&h->peer[m], path))
-				return -1;
-		}
+		for (m = 0; m < TOPO_MAX_MEMBERS; m++)
+			l->hubs[l->nhubs].fd[m] = -1;
+		if (hub_open(l, &l->hubs[l->nhubs++], w))
+			return -1;
 	}
 	return 0;
+}
+
+void hubs_close(struct lab *l)
+{
+	int h, m;
+
+	for (h = 0; l->hubs && h < l->nhubs; h++) {
+		struct hub *hub = &l->hubs[h];
+
+		for (m = 0; m < hub->n; m++) {
+			if (hub->fd[m] >= 0)
+				close(hub->fd[m]);
+			if (hub->queue)
+				for (int to = 0; to < hub->n; to++)
+					fault_queue_free(&hub->queue[m * hub->n + to]);
+		}
+		free(hub->queue);
+	}
+	free(l->hubs);
+	l->hubs = NULL;
+	l->nhubs = 0;
+}
+
+struct hub *hub_of_wire(struct lab *l, int w)
+{
+	int h;
+
+	for (h = 0; h < l->nhubs; h++)
+		if (l->hubs[h].wire == w)
+			return &l->hubs[h];
+	return NULL;
+}
+
+struct delivery {
+	struct hub *hub;
+	int to;
+};
+
+static void deliver(void *arg, const void *frame, size_t len)
+{
+	struct delivery *d = arg;
+
+	sendto(d->hub->fd[d->to], frame, len, MSG_DONTWAIT,
+	       (struct sockaddr *)&d->hub->peer[d->to], sizeof(d->hub->peer[d->to]));
 }
 
 /* A frame from one member goes to every other member: a hub, no echo. */
 void hub_relay(struct hub *h, int from)
 {
 	char frame[65536];
+	int impaired = fault_active(&h->fault), m;
+	long long now = impaired ? lab_now_us() : 0;
+	struct delivery d = { h, 0 };
 	ssize_t n;
-	int m;
 
 	while ((n = recv(h->fd[from], frame, sizeof(frame), 0)) > 0)
-		for (m = 0; m < h->n; m++)
-			if (m != from)
-				sendto(h->fd[m], frame, n, MSG_DONTWAIT,
-				       (struct sockaddr *)&h->peer[m], sizeof(h->peer[m]));
+		for (m = 0; m < h->n; m++) {
+			if (m == from)
+				continue;
+			d.to = m;
+			if (impaired)
+				fault_enqueue(&h->queue[from * h->n + m], &h->fault, frame, n, now);
+			else
+				deliver(&d, frame, n);
+		}
+}
+
+long long hubs_release(struct lab *l)
+{
+	long long now = lab_now_us(), next = -1, due;
+	int h, q;
+
+	for (h = 0; h < l->nhubs; h++) {
+		struct hub *hub = &l->hubs[h];
+
+		for (q = 0; q < hub->n * hub->n; q++) {
+			struct delivery d = { hub, q % hub->n };
+
+			if (!hub->queue[q].head)
+				continue;
+			fault_release(&hub->queue[q], now, deliver, &d);
+			due = fault_next_us(&hub->queue[q]);
+			if (due >= 0 && (next < 0 || due < next))
+				next = due;
+		}
+	}
+	return next;
 }

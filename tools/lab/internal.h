@@ -37,11 +37,13 @@ struct node_rt {
 	int setup_failed;	/* line of the failed setup command, or 0 */
 };
 
-struct hub {			/* a lan: one socket per member, on our side */
+struct hub {			/* a relayed wire: one socket per member, on our side */
 	int wire;
 	int fd[TOPO_MAX_MEMBERS];
 	struct sockaddr_un peer[TOPO_MAX_MEMBERS];
 	int n;
+	struct fault fault;	/* its impairments now (link-set changes them) */
+	struct fault_queue *queue;	/* n * n directions: [from * n + to] */
 };
 
 struct lab {
@@ -83,7 +85,17 @@ void lab_free(struct lab *l);
 /* hub.c */
 int lab_sock_path(struct sockaddr_un *sa, const char *path);
 int hubs_open(struct lab *l);
+void hubs_close(struct lab *l);
+/* Relays every frame member FROM of H sent: at once, or into its queues. */
 void hub_relay(struct hub *h, int from);
+/* Sends every queued frame that is due; returns when the next one is, or -1. */
+long long hubs_release(struct lab *l);
+/* link.c: a link-down, link-up or link-set; 0, or -1 with the reason in WHY. */
+int lab_link_step(struct lab *l, const struct topo_test *tt, char *why, size_t size);
+/* The hub of wire W, or NULL if W is not relayed. */
+struct hub *hub_of_wire(struct lab *l, int w);
+/* Microseconds on the monotonic clock: what fault queues count in. */
+long long lab_now_us(void);
 
 /* ctl.c */
 void ctl_connect(struct lab *l, int n);

@@ -264,6 +264,13 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o,
 	if (command)
 		fprintf(f, "# command: %s\n", command);
 	fprintf(f, "# patch series: %s\n", getenv("LAB_SERIES_HASH") ?: "unknown");
+	/* The impairments at the start, with their seeds (link-sets: the topology). */
+	for (i = 0; i < t->nwires; i++) {
+		fault_format(&t->wires[i].fault, line, sizeof(line));
+		if (line[0])
+			fprintf(f, "# %s %s (line %d):%s\n", t->wires[i].is_lan ? "lan" : "link",
+				t->wires[i].name, t->wires[i].line, line);
+	}
 	for (i = 0; i < t->nnodes; i++) {
 		for (j = 0; j < i; j++)
 			if (!strcmp(t->nodes[i].arch, t->nodes[j].arch))
@@ -525,6 +532,8 @@ static int topology_verb(struct topo *t, struct run_opts *o, struct cli *c)
 	if (!strcmp(c->verb, "boot"))
 		return run_in_folder(t, o, c->run_dir, c->command, c->command_timeout_s);
 	o->shell = !strcmp(c->verb, "shell");
+	/* So that link-set works on any wire, typed at the prompt. */
+	o->qemu.relay_all = o->shell;
 	return run_in_folder(t, o, c->run_dir, NULL, 0);
 }
 

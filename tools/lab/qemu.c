@@ -28,6 +28,11 @@ void qemu_wire_path(const struct qemu_opts *o, int wire, int member,
 	snprintf(buf, size, "%s/w%d.%d.sock", o->run_dir, wire, member);
 }
 
+int qemu_wire_relayed(const struct qemu_opts *o, const struct topo_wire *w)
+{
+	return w->relayed || o->relay_all;
+}
+
 void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 		   char *buf, size_t size)
 {
@@ -121,7 +126,7 @@ static void add_nics(struct argv_builder *b, const struct topo *t, int n,
 
 		qemu_mac(n, i, mac);
 		qemu_wire_path(o, p->wire, p->member, local, sizeof(local));
-		if (w->is_lan)
+		if (qemu_wire_relayed(o, w))
 			qemu_hub_path(o, p->wire, p->member, remote, sizeof(remote));
 		else
 			qemu_wire_path(o, p->wire, !p->member, remote, sizeof(remote));
@@ -207,6 +212,11 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	add(&b, "socket,id=ctl,path=%s/%s.ctl,server=on,wait=off", o->run_dir, node->name);
 	add(&b, "-device");
 	add(&b, "virtserialport,chardev=ctl,name=lab.ctl");
+	/* QMP: the launcher's link-down and link-up (set_link) go here. */
+	add(&b, "-chardev");
+	add(&b, "socket,id=qmp,path=%s/%s.qmp,server=on,wait=off", o->run_dir, node->name);
+	add(&b, "-mon");
+	add(&b, "chardev=qmp,mode=control");
 
 	add_nics(&b, t, n, o);
 	if (o->qemu_extra)

@@ -19,11 +19,17 @@ struct qemu_opts {
 	const char *kernel;	/* an image instead of BUILD/ARCH's, or NULL */
 	const char *append;	/* more kernel command line, or NULL */
 	const char *qemu_extra;	/* more QEMU options, split at spaces, or NULL */
+	int relay_all;		/* every wire through the launcher (lab shell) */
 };
 
 /* The MAC of NIC PORT of node NODE: a function of the topology alone. */
 void qemu_mac(int node, int port, char mac[18]);
 
+/*
+ * Whether W's frames pass through the launcher (a lan, a wire with faults
+ * or a link-set, every wire with relay_all), or go from QEMU to QEMU.
+ */
+int qemu_wire_relayed(const struct qemu_opts *o, const struct topo_wire *w);
 /* Unix socket paths of a wire member: its own end, and the hub's for lans. */
 void qemu_wire_path(const struct qemu_opts *o, int wire, int member,
 		    char *buf, size_t size);

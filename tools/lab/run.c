@@ -96,6 +96,8 @@ void lab_pump(struct lab *l, int ms)
 	struct pollfd pfd[TOPO_MAX_NODES + TOPO_MAX_WIRES * TOPO_MAX_MEMBERS];
 	int who[TOPO_MAX_NODES + TOPO_MAX_WIRES * TOPO_MAX_MEMBERS];
 	int np = 0, i, h, m, n;
+	long long due = hubs_release(l), wait_us = ms * 1000LL;
+	struct timespec ts;
 
 	for (n = 0; n < l->t->nnodes; n++) {
 		if (l->nodes[n].ctl < 0 && l->nodes[n].pid && !l->nodes[n].connected)
@@ -112,7 +114,12 @@ void lab_pump(struct lab *l, int ms)
 			who[np++] = -1 - (h * TOPO_MAX_MEMBERS + m);
 		}
 
-	if (poll(pfd, np, ms) < 0 && errno != EINTR) {
+	/* A queued frame due sooner shortens the wait: delays hold to the us. */
+	if (due >= 0 && due - lab_now_us() < wait_us)
+		wait_us = due > lab_now_us() ? due - lab_now_us() : 0;
+	ts.tv_sec = wait_us / 1000000;
+	ts.tv_nsec = wait_us % 1000000 * 1000;
+	if (ppoll(pfd, np, &ts, NULL) < 0 && errno != EINTR) {
 		lab_fail(l, "poll: %s", strerror(errno));
 		return;
 	}
@@ -130,6 +137,7 @@ void lab_pump(struct lab *l, int ms)
 		if (l->nodes[n].ctl >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 			ctl_receive(l, n);
 	}
+	hubs_release(l);
 	guests_reap(l);
 	guests_check_consoles(l);
 	if (interrupted)
@@ -355,7 +363,7 @@ const char *lab_failure(const struct lab *l)
 
 void lab_free(struct lab *l)
 {
-	int n, h, m;
+	int n;
 
 	for (n = 0; n < l->t->nnodes; n++) {
 		free(l->nodes[n].out);
@@ -365,16 +373,11 @@ void lab_free(struct lab *l)
 		if (l->nodes[n].logfd >= 0)
 			close(l->nodes[n].logfd);
 	}
-	/* calloc'ed: a hub socket never opened is 0, never a socket of ours */
-	for (h = 0; h < l->nhubs; h++)
-		for (m = 0; m < l->hubs[h].n; m++)
-			if (l->hubs[h].fd[m] > 0)
-				close(l->hubs[h].fd[m]);
+	hubs_close(l);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	free(l->nodes);
-	free(l->hubs);
 	free(l);
 }
 
@@ -413,27 +416,78 @@ static void report_setup(struct lab *l, int *num, int *passed, int *failed)
 }
 
 /* The topology's tests in file order, one KTAP result each. */
+/* A link step between tests, as a KTAP comment; a step that fails fails the lab. */
+static void run_link_step(struct lab *l, const struct topo_test *tt)
+{
+	static const char *const verbs[] = {
+		[TOPO_LINK_DOWN] = "link-down", [TOPO_LINK_UP] = "link-up",
+		[TOPO_LINK_SET] = "link-set",
+	};
+	const struct topo_node *node = &l->t->nodes[tt->node];
+	char why[512];
+
+	report(l, "# %s:%d: %s %s:%s%s%s\n", l->t->path, tt->line, verbs[tt->step], node->name,
+	       node->ports[tt->port].ifname, tt->command ? " " : "", tt->command ?: "");
+	if (lab_link_step(l, tt, why, sizeof(why)))
+		lab_fail(l, "%s:%d: %s %s:%s: %s", l->t->path, tt->line, verbs[tt->step],
+			 node->name, node->ports[tt->port].ifname, why);
+}
+
+/*
+ * Test TT's command; with until=, again every second while it fails, until
+ * it passes or until= seconds have passed since the first try.  Its status.
+ */
+static int run_test(struct lab *l, const struct topo_test *tt, const char *log, int *tries)
+{
+	long start = lab_now_ms(), retry;
+	int status;
+
+	for (*tries = 1;; ++*tries) {
+		status = lab_command(l, tt->node, tt->command, tt->timeout_s, log);
+		if (status == 0 || status == -2 || lab_now_ms() - start >= tt->until_s * 1000L)
+			return status;
+		/* The wires keep relaying while it waits. */
+		for (retry = lab_now_ms() + 1000; lab_now_ms() < retry && !l->failure[0];)
+			lab_pump(l, retry - lab_now_ms());
+		if (l->failure[0])
+			return -2;
+	}
+}
+
 static void run_tests(struct lab *l, int *num, int *passed, int *failed)
 {
 	const struct topo *t = l->t;
+	long start;
 	char log[64];
-	int i, status;
+	int i, status, tries;
 
 	for (i = 0; i < t->ntests && !l->failure[0]; i++) {
 		const struct topo_test *tt = &t->tests[i];
 
+		if (tt->step != TOPO_TEST) {
+			run_link_step(l, tt);
+			continue;
+		}
 		++*num;
 		snprintf(log, sizeof(log), "test-%d.log", *num);
-		status = lab_command(l, tt->node, tt->command, tt->timeout_s, log);
+		start = lab_now_ms();
+		status = run_test(l, tt, log, &tries);
 		if (status == -2 && l->failure[0])
 			break;
 		if (status == 0) {
 			++*passed;
 			report(l, "ok %d %s\n", *num, tt->description);
+			if (tries > 1)
+				report(l, "# passed on try %d, after %.1f s\n", tries,
+				       (lab_now_ms() - start) / 1000.0);
 			continue;
 		}
 		++*failed;
 		report(l, "not ok %d %s\n", *num, tt->description);
+		if (tt->until_s)
+			report(l, "# %s:%d: still failing after %d tries in %.1f s (until=%d)\n",
+			       t->path, tt->line, tries, (lab_now_ms() - start) / 1000.0,
+			       tt->until_s);
 		if (status == -1)
 			report(l, "# %s:%d: timed out after %ds on %s; killed\n", t->path,
 			       tt->line, tt->timeout_s, t->nodes[tt->node].name);
@@ -503,7 +557,7 @@ int lab_run(const struct topo *t, const struct run_opts *o)
 
 	if (!l)
 		return 2;
-	report(l, "KTAP version 1\n1..%d\n", t->nnodes + (o->shell ? 0 : t->ntests));
+	report(l, "KTAP version 1\n1..%d\n", t->nnodes + (o->shell ? 0 : topo_ntests(t)));
 	lab_setup(l);
 	report_setup(l, &num, &passed, &failed);
 	if (o->shell && !l->failure[0])
@@ -515,10 +569,10 @@ int lab_run(const struct topo *t, const struct run_opts *o)
 	guests_check_reports(l);
 	rc = lab_conclude(l, failed);
 	/* A failed lab: what did not pass counts as failed, never nothing. */
-	if (rc == 2 && passed + failed == t->nnodes + t->ntests)
+	if (rc == 2 && passed + failed == t->nnodes + topo_ntests(t))
 		failed++;
 	else if (rc == 2)
-		failed = t->nnodes + t->ntests - passed;
+		failed = t->nnodes + topo_ntests(t) - passed;
 	if (!o->shell)
 		report(l, "%d passed, %d failed, 0 skipped\n", passed, failed);
 	lab_free(l);

@@ -41,6 +41,19 @@ static void attach_console(struct lab *l, const char *name)
 	printf("\n");
 }
 
+/* link-down, link-up, link-set: as in a topology file, checked the same way. */
+static void run_link_line(struct lab *l, const char *line)
+{
+	struct topo_test step;
+	char why[512];
+
+	if (topo_parse_step(l->t, line, &step, stdout))
+		return;
+	if (lab_link_step(l, &step, why, sizeof(why)))
+		printf("lab: %s\n", why);
+	free(step.command);
+}
+
 /* One line typed at the prompt: a lab command or NODE: COMMAND. */
 static void run_line(struct lab *l, char *line)
 {
@@ -56,6 +69,10 @@ static void run_line(struct lab *l, char *line)
 	}
 	if (!strncmp(line, "console ", 8)) {
 		attach_console(l, line + 8);
+		return;
+	}
+	if (!strncmp(line, "link-", 5)) {
+		run_link_line(l, line);
 		return;
 	}
 	colon = strchr(line, ':');
@@ -134,7 +151,8 @@ void lab_shell(struct lab *l)
 	char line[4096];
 	size_t have = 0, len;
 
-	printf("# lab is up: type 'NODE: COMMAND', 'console NODE', 'nodes', or 'quit'\n");
+	printf("# lab is up: type 'NODE: COMMAND', 'console NODE', 'nodes',\n"
+	       "# 'link-down|link-up NODE:IFACE', 'link-set NODE:IFACE KEY=VALUE...', or 'quit'\n");
 	fflush(stdout);
 	while (!l->failure[0]) {
 		printf("lab> ");

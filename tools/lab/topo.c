@@ -34,6 +34,7 @@ struct parser {
 	/* endpoints as written, resolved in the second pass */
 	char ep_node[TOPO_MAX_WIRES][TOPO_MAX_MEMBERS][TOPO_NAME_MAX];
 	char test_node[TOPO_MAX_TESTS][TOPO_NAME_MAX];
+	char step_if[TOPO_MAX_TESTS][TOPO_NAME_MAX];	/* a link step's NIC */
 };
 
 /* Errors are collected and printed sorted by line once the file is read. */
@@ -278,29 +279,42 @@ static struct topo_wire *new_wire(struct parser *p)
 	wr = &p->t->wires[p->t->nwires];
 	memset(wr, 0, sizeof(*wr));
 	wr->line = p->line;
+	wr->fault.seed = FAULT_SEED_DEFAULT;
 	return wr;
 }
 
-/* The NODE:IFACE members and mtu= option of wire IDX; returns the count. */
+/*
+ * The NODE:IFACE members and the options (mtu=, impairments) of wire IDX;
+ * returns the count of members.
+ */
 static int parse_members(struct parser *p, int idx, char *rest, const char *kind)
 {
 	struct topo_wire *wr = &p->t->wires[idx];
-	int members = 0;
-	char *w, *eq;
+	int members = 0, r;
+	char *w, *eq, err[160];
+	const char *why;
 
 	while ((w = next_word(&rest))) {
 		eq = strchr(w, '=');
 		if (eq && !strchr(w, ':')) {
 			*eq++ = '\0';
+			r = strcmp(w, "mtu") ? fault_option(&wr->fault, w, eq, err, sizeof(err)) : 1;
 			if (!strcmp(w, "mtu"))
 				wr->mtu = number_option(p, w, eq, 68, 65535);
-			else
-				error_at(p, p->line, "unknown %s option '%s=' (mtu=)", kind, w);
+			else if (r < 0)
+				error_at(p, p->line, "%s", err);
+			else if (!r)
+				error_at(p, p->line, "unknown %s option '%s=' (mtu=, delay=, jitter=, loss=, duplicate=, reorder=, rate=, seed=)",
+					 kind, w);
 			continue;
 		}
 		members++;
 		parse_endpoint(p, idx, w);
 	}
+	why = fault_check(&wr->fault);
+	if (why)
+		error_at(p, p->line, "%s", why);
+	wr->relayed = wr->is_lan || fault_active(&wr->fault);
 	return members;
 }
 
@@ -345,7 +359,7 @@ static void parse_lan(struct parser *p, char *rest)
 		error_at(p, p->line, "lan '%s' needs at least two members, found %d", name, members);
 }
 
-/* test "DESCRIPTION" [timeout=S] NODE: COMMAND */
+/* test "DESCRIPTION" [timeout=S] [until=S] NODE: COMMAND */
 static void parse_test(struct parser *p, char *rest)
 {
 	struct topo_test *tt;
@@ -394,8 +408,10 @@ static void parse_test(struct parser *p, char *rest)
 			*eq++ = '\0';
 			if (!strcmp(w, "timeout"))
 				tt->timeout_s = number_option(p, w, eq, 1, 3600) ?: tt->timeout_s;
+			else if (!strcmp(w, "until"))
+				tt->until_s = number_option(p, w, eq, 1, 3600);
 			else
-				error_at(p, p->line, "unknown test option '%s=' (timeout=)", w);
+				error_at(p, p->line, "unknown test option '%s=' (timeout=, until=)", w);
 			continue;
 		}
 		error_at(p, p->line, "test has no node (expected NODE: COMMAND, found '%s')", w);
@@ -417,6 +433,61 @@ static void parse_test(struct parser *p, char *rest)
 	tt->description = xstrdup(desc);
 	tt->command = xstrdup(rest);
 	p->t->ntests++;
+}
+
+/*
+ * link-down NODE:IFACE, link-up NODE:IFACE, link-set NODE:IFACE KEY=VALUE...
+ * into *TT, the node and interface names into NODE and IFNAME for
+ * resolve_step; 0, or -1 after an error.
+ */
+static int read_step(struct parser *p, const char *kw, char *rest, struct topo_test *tt,
+		     char *node, char *ifname)
+{
+	char *w = next_word(&rest), *colon, err[160];
+	struct fault scratch = { 0 };
+
+	memset(tt, 0, sizeof(*tt));
+	tt->line = p->line;
+	tt->node = -1;
+	tt->step = !strcmp(kw, "link-down") ? TOPO_LINK_DOWN :
+		   !strcmp(kw, "link-up") ? TOPO_LINK_UP : TOPO_LINK_SET;
+	colon = w ? strchr(w, ':') : NULL;
+	if (!colon || colon == w || !colon[1] || strlen(colon + 1) >= TOPO_NAME_MAX ||
+	    colon - w >= TOPO_NAME_MAX) {
+		error_at(p, p->line, "%s needs NODE:IFACE, found '%s'", kw, w ? w : "");
+		return -1;
+	}
+	*colon = '\0';
+	snprintf(node, TOPO_NAME_MAX, "%s", w);
+	snprintf(ifname, TOPO_NAME_MAX, "%s", colon + 1);
+	rest += strspn(rest, " \t");
+	if (tt->step != TOPO_LINK_SET) {
+		if (*rest)
+			error_at(p, p->line, "%s takes only NODE:IFACE, found '%s'", kw, rest);
+		return *rest ? -1 : 0;
+	}
+	if (!*rest) {
+		error_at(p, p->line, "link-set needs KEY=VALUE impairments (loss=30%%)");
+		return -1;
+	}
+	if (fault_set(&scratch, rest, err, sizeof(err))) {
+		error_at(p, p->line, "%s", err);
+		return -1;
+	}
+	tt->command = xstrdup(rest);
+	return 0;
+}
+
+static void parse_step(struct parser *p, const char *kw, char *rest)
+{
+	int idx = p->t->ntests;
+
+	if (idx == TOPO_MAX_TESTS) {
+		error_at(p, p->line, "more than %d tests and link steps", TOPO_MAX_TESTS);
+		return;
+	}
+	if (!read_step(p, kw, rest, &p->t->tests[idx], p->test_node[idx], p->step_if[idx]))
+		p->t->ntests++;
 }
 
 static void parse_line(struct parser *p, char *line)
@@ -443,8 +514,58 @@ static void parse_line(struct parser *p, char *line)
 		parse_lan(p, rest);
 	else if (!strcmp(kw, "test"))
 		parse_test(p, rest);
+	else if (!strcmp(kw, "link-down") || !strcmp(kw, "link-up") || !strcmp(kw, "link-set"))
+		parse_step(p, kw, rest);
 	else
-		error_at(p, p->line, "unknown statement '%s' (node, link, lan, test)", kw);
+		error_at(p, p->line, "unknown statement '%s' (node, link, lan, test, link-down, link-up, link-set)",
+			 kw);
+}
+
+/* A link step's NIC: the node (resolved) must have IFNAME on a wire. */
+static void resolve_step(struct parser *p, struct topo_test *tt, const char *ifname)
+{
+	const struct topo_node *n = &p->t->nodes[tt->node];
+	int i;
+
+	for (i = 0; i < n->nports; i++)
+		if (!strcmp(n->ports[i].ifname, ifname))
+			break;
+	if (i == n->nports) {
+		error_at(p, tt->line, "%s:%s is on no link or lan", n->name, ifname);
+		tt->node = -1;
+		return;
+	}
+	tt->port = i;
+}
+
+/*
+ * A wire a link-set changes goes through the launcher from the start; what
+ * each link-set leaves must be valid (reorder= with a delay=), in file
+ * order.
+ */
+static void check_link_sets(struct parser *p)
+{
+	struct topo *t = p->t;
+	struct fault now[TOPO_MAX_WIRES];
+	const char *why;
+	char err[160];
+	int i, w;
+
+	for (w = 0; w < t->nwires; w++)
+		now[w] = t->wires[w].fault;
+	for (i = 0; i < t->ntests; i++) {
+		const struct topo_test *tt = &t->tests[i];
+
+		if (tt->step != TOPO_LINK_SET || tt->node < 0)
+			continue;
+		w = t->nodes[tt->node].ports[tt->port].wire;
+		t->wires[w].relayed = 1;
+		if (fault_set(&now[w], tt->command, err, sizeof(err)))
+			continue;	/* reported when it was read */
+		why = fault_check(&now[w]);
+		if (why)
+			error_at(p, tt->line, "%s", why);
+	}
 }
 
 /* Pass two: node references, and each interface on one wire only. */
@@ -490,7 +611,10 @@ static void resolve(struct parser *p)
 		t->tests[i].node = topo_find_node(t, p->test_node[i]);
 		if (t->tests[i].node < 0)
 			error_at(p, t->tests[i].line, "unknown node '%s'", p->test_node[i]);
+		else if (t->tests[i].step != TOPO_TEST)
+			resolve_step(p, &t->tests[i], p->step_if[i]);
 	}
+	check_link_sets(p);
 }
 
 int topo_arch_known(const char *arches, const char *name)
@@ -649,4 +773,42 @@ void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus)
 		w->members[i].node = 0;
 		snprintf(w->members[i].ifname, sizeof(w->members[i].ifname), "eth%d", i + 1);
 	}
+}
+
+int topo_ntests(const struct topo *t)
+{
+	int i, n = 0;
+
+	for (i = 0; i < t->ntests; i++)
+		n += t->tests[i].step == TOPO_TEST;
+	return n;
+}
+
+int topo_parse_step(const struct topo *t, const char *line, struct topo_test *step,
+		    FILE *err)
+{
+	char node[TOPO_NAME_MAX], ifname[TOPO_NAME_MAX], *copy = xstrdup(line), *rest = copy;
+	struct parser p = { .t = (struct topo *)t, .line = 1, .cur_node = -1 };
+	const char *kw = next_word(&rest);
+
+	if (!kw || (strcmp(kw, "link-down") && strcmp(kw, "link-up") && strcmp(kw, "link-set")))
+		error_at(&p, 1, "expected link-down, link-up or link-set");
+	else if (!read_step(&p, kw, rest, step, node, ifname)) {
+		step->node = topo_find_node(t, node);
+		if (step->node < 0)
+			error_at(&p, 1, "unknown node '%s'", node);
+		else
+			resolve_step(&p, step, ifname);
+	}
+	free(copy);
+	if (p.errors) {
+		fprintf(err, "lab: %s\n", p.errs[0].msg ? p.errs[0].msg : "out of memory");
+		for (int i = 0; i < p.errors; i++)
+			free(p.errs[i].msg);
+		free(p.errs);
+		free(step->command);
+		step->command = NULL;
+		return -1;
+	}
+	return 0;
 }

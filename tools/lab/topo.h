@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include "fault.h"
+
 #define TOPO_MAX_NODES	32
 #define TOPO_MAX_PORTS	8	/* NICs per node */
 #define TOPO_MAX_WIRES	64	/* links + lans */
@@ -49,16 +51,28 @@ struct topo_wire {		/* a link (2 members) or a lan (2 or more) */
 	char name[TOPO_NAME_MAX + 8];
 	int is_lan;
 	int mtu;		/* 0: the default */
+	struct fault fault;	/* impairments at the start */
+	int relayed;		/* frames pass the launcher: a lan, faults, link-set */
 	int line;
 	struct topo_endpoint members[TOPO_MAX_MEMBERS];
 	int nmembers;
 };
 
-struct topo_test {
-	char *description;
+enum topo_step {
+	TOPO_TEST,		/* test "DESCRIPTION" NODE: COMMAND */
+	TOPO_LINK_DOWN,		/* link-down NODE:IFACE */
+	TOPO_LINK_UP,		/* link-up NODE:IFACE */
+	TOPO_LINK_SET,		/* link-set NODE:IFACE KEY=VALUE... */
+};
+
+struct topo_test {		/* a test, or a step of the lab between tests */
+	enum topo_step step;
+	char *description;	/* tests only */
 	int node;
-	char *command;
+	int port;		/* the link steps' NIC: an index into ports */
+	char *command;		/* a test's command; link-set's KEY=VALUEs */
 	int timeout_s;
+	int until_s;		/* rerun a failing test until this many s passed */
 	int line;
 };
 
@@ -93,6 +107,14 @@ void topo_free(struct topo *t);
  * eth1 and eth2 are joined back to back by a link.
  */
 void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus);
+/* The tests of T, not counting its link steps. */
+int topo_ntests(const struct topo *t);
+/*
+ * LINE, a link-down, link-up or link-set statement typed in lab shell, into
+ * *STEP (its command allocated); 0, or -1 with the reason on ERR.
+ */
+int topo_parse_step(const struct topo *t, const char *line, struct topo_test *step,
+		    FILE *err);
 /* Index of the node called NAME, or -1. */
 int topo_find_node(const struct topo *t, const char *name);
 

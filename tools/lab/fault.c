@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Faults on the wire: parsing tc's units, and the per-direction queue that
+ * drops, duplicates, delays, reorders and paces frames (fault.h).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fault.h"
+
+struct fault_frame {
+	struct fault_frame *next;
+	long long due_us;
+	size_t len;
+	unsigned char data[];
+};
+
+struct unit {
+	const char *name;
+	double scale;
+};
+
+/* tc's spellings (tc-netem(8), tc(8) "UNITS"), case-insensitive. */
+static const struct unit time_units[] = {
+	{ "us", 1 }, { "usec", 1 }, { "usecs", 1 },
+	{ "ms", 1e3 }, { "msec", 1e3 }, { "msecs", 1e3 },
+	{ "s", 1e6 }, { "sec", 1e6 }, { "secs", 1e6 }, { NULL, 0 }
+};
+
+static const struct unit rate_units[] = {	/* to bits per second */
+	{ "bit", 1 }, { "kbit", 1e3 }, { "mbit", 1e6 }, { "gbit", 1e9 },
+	{ "kibit", 1024. }, { "mibit", 1048576. }, { "gibit", 1073741824. },
+	{ "bps", 8 }, { "kbps", 8e3 }, { "mbps", 8e6 }, { "gbps", 8e9 },
+	{ "kibps", 8 * 1024. }, { "mibps", 8 * 1048576. }, { "gibps", 8 * 1073741824. },
+	{ NULL, 0 }
+};
+
+/* "12.5UNIT": the number times UNIT's scale; -1 if S is not that. */
+static double with_unit(const char *s, const struct unit *units)
+{
+	char *end;
+	double v;
+	int i;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return -1;
+	v = strtod(s, &end);
+	if (end == s || !isfinite(v))
+		return -1;
+	for (i = 0; units[i].name; i++)
+		if (!strcasecmp(end, units[i].name))
+			return v * units[i].scale;
+	return -1;
+}
+
+static double percent(const char *s)
+{
+	size_t len = strlen(s);
+	char *end;
+	double v;
+
+	if (len < 2 || s[len - 1] != '%' || ((*s < '0' || *s > '9') && *s != '.'))
+		return -1;
+	v = strtod(s, &end);
+	if (end != s + len - 1 || !(v >= 0 && v <= 100))
+		return -1;
+	return v / 100;
+}
+
+int fault_option(struct fault *f, const char *key, const char *val, char *err,
+		 size_t errlen)
+{
+	double v;
+	char *end;
+
+	if (!strcmp(key, "delay") || !strcmp(key, "jitter")) {
+		v = with_unit(val, time_units);
+		if (v < 0 || v > 10e6) {
+			snprintf(err, errlen, "%s=%s: give a time up to 10s, in us, ms or s (10ms)",
+				 key, val);
+			return -1;
+		}
+		*(key[0] == 'd' ? &f->delay_us : &f->jitter_us) = lround(v);
+		return 1;
+	}
+	if (!strcmp(key, "loss") || !strcmp(key, "duplicate") || !strcmp(key, "reorder")) {
+		v = percent(val);
+		if (v < 0) {
+			snprintf(err, errlen, "%s=%s: give a percentage from 0%% to 100%% (1%%, 0.5%%)",
+				 key, val);
+			return -1;
+		}
+		*(key[0] == 'l' ? &f->loss : key[0] == 'd' ? &f->duplicate : &f->reorder) = v;
+		return 1;
+	}
+	if (!strcmp(key, "rate")) {
+		v = with_unit(val, rate_units);
+		if (v < 8 || v > 100e9) {
+			snprintf(err, errlen, "rate=%s: give a rate from 8bit to 100gbit, in tc's units (10mbit, 1mbps)",
+				 val);
+			return -1;
+		}
+		f->rate_bps = llround(v);
+		return 1;
+	}
+	if (!strcmp(key, "seed")) {
+		if (*val < '0' || *val > '9' || (f->seed = strtoull(val, &end, 10), *end)) {
+			snprintf(err, errlen, "seed=%s: give a whole number", val);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int fault_set(struct fault *f, const char *opts, char *err, size_t errlen)
+{
+	char word[128], *eq;
+	size_t len;
+	int r;
+
+	for (;;) {
+		opts += strspn(opts, " \t");
+		len = strcspn(opts, " \t");
+		if (!len)
+			return 0;
+		if (len >= sizeof(word)) {
+			snprintf(err, errlen, "'%.20s...' is too long for an impairment", opts);
+			return -1;
+		}
+		memcpy(word, opts, len);
+		word[len] = '\0';
+		opts += len;
+		eq = strchr(word, '=');
+		if (eq)
+			*eq++ = '\0';
+		r = eq ? fault_option(f, word, eq, err, errlen) : 0;
+		if (r < 0)
+			return -1;
+		if (!r) {
+			if (eq)
+				eq[-1] = '=';
+			snprintf(err, errlen, "'%s' is not an impairment (delay=, jitter=, loss=, duplicate=, reorder=, rate=, seed=)",
+				 word);
+			return -1;
+		}
+	}
+}
+
+const char *fault_check(const struct fault *f)
+{
+	/* As netem: a frame can only jump a queue that delays frames. */
+	if (f->reorder > 0 && !f->delay_us)
+		return "reorder= needs delay=: a reordered frame is one sent without the delay";
+	return NULL;
+}
+
+int fault_active(const struct fault *f)
+{
+	return f->delay_us || f->jitter_us || f->loss > 0 || f->duplicate > 0 ||
+	       f->reorder > 0 || f->rate_bps;
+}
+
+static void format_time(char *buf, size_t size, const char *key, long us)
+{
+	if (us % 1000)
+		snprintf(buf, size, " %s=%ldus", key, us);
+	else
+		snprintf(buf, size, " %s=%ldms", key, us / 1000);
+}
+
+void fault_format(const struct fault *f, char *buf, size_t size)
+{
+	static const char *const rates[] = { "gbit", "mbit", "kbit" };
+	long long r = f->rate_bps, scale = 1000000000;
+	size_t used;
+	int i;
+
+	buf[0] = '\0';
+	if (f->delay_us)
+		format_time(buf, size, "delay", f->delay_us);
+	used = strlen(buf);
+	if (f->jitter_us)
+		format_time(buf + used, size - used, "jitter", f->jitter_us);
+	used = strlen(buf);
+	if (f->loss > 0)
+		used += snprintf(buf + used, size - used, " loss=%g%%", f->loss * 100);
+	if (f->duplicate > 0 && used < size)
+		used += snprintf(buf + used, size - used, " duplicate=%g%%", f->duplicate * 100);
+	if (f->reorder > 0 && used < size)
+		used += snprintf(buf + used, size - used, " reorder=%g%%", f->reorder * 100);
+	if (r && used < size) {
+		for (i = 0; i < 3 && r % scale; i++)
+			scale /= 1000;
+		used += snprintf(buf + used, size - used, " rate=%lld%s", r / scale,
+				 i < 3 ? rates[i] : "bit");
+	}
+	if (fault_active(f) && used < size)
+		snprintf(buf + used, size - used, " seed=%llu", f->seed);
+}
+
+/* splitmix64: small, fast, and the same numbers on every host. */
+static unsigned long long next_random(unsigned long long *state)
+{
+	unsigned long long z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A number in [0, 1) from Q's stream. */
+static double uniform(struct fault_queue *q)
+{
+	return (next_random(&q->rng) >> 11) * 0x1.0p-53;
+}
+
+void fault_queue_seed(struct fault_queue *q, unsigned long long seed, int wire,
+		      int from, int to)
+{
+	q->rng = seed ^ ((unsigned long long)wire << 40) ^ ((unsigned long long)from << 20) ^
+		 (unsigned long long)to;
+	next_random(&q->rng);
+}
+
+/* Into Q by due time; equal times keep their order (a FIFO link). */
+static void insert(struct fault_queue *q, struct fault_frame *fr)
+{
+	struct fault_frame **pp = &q->head;
+
+	if (!q->tail || q->tail->due_us <= fr->due_us) {
+		pp = q->tail ? &q->tail->next : &q->head;
+	} else {
+		while (*pp && (*pp)->due_us <= fr->due_us)
+			pp = &(*pp)->next;
+	}
+	fr->next = *pp;
+	*pp = fr;
+	if (!fr->next)
+		q->tail = fr;
+	q->queued++;
+}
+
+static void queue_copy(struct fault_queue *q, const void *frame, size_t len, long long due_us)
+{
+	struct fault_frame *fr;
+
+	fr = malloc(sizeof(*fr) + len);
+	if (!fr)
+		return;		/* a frame lost to memory is still a lost frame */
+	fr->due_us = due_us;
+	fr->len = len;
+	memcpy(fr->data, frame, len);
+	insert(q, fr);
+}
+
+void fault_enqueue(struct fault_queue *q, const struct fault *f, const void *frame,
+		   size_t len, long long now_us)
+{
+	/* Four draws a frame, whatever is set: one change moves no other. */
+	double lose = uniform(q), dup = uniform(q), jump = uniform(q), jit = uniform(q);
+	long long delay = f->delay_us, start = now_us;
+
+	if (lose < f->loss || q->queued >= FAULT_QUEUE_MAX)
+		return;		/* lost, or a full queue's tail drop */
+	if (jump < f->reorder)
+		delay = 0;
+	else if (f->jitter_us)
+		delay += llround((2 * jit - 1) * f->jitter_us);
+	if (delay < 0)
+		delay = 0;
+	if (f->rate_bps) {
+		/* The frame is on the wire after the ones before it. */
+		if (q->busy_until_us > start)
+			start = q->busy_until_us;
+		q->busy_until_us = start + (long long)len * 8 * 1000000 / f->rate_bps;
+		start = q->busy_until_us;
+	}
+	queue_copy(q, frame, len, start + delay);
+	if (dup < f->duplicate)
+		queue_copy(q, frame, len, start + delay);
+}
+
+long long fault_next_us(const struct fault_queue *q)
+{
+	return q->head ? q->head->due_us : -1;
+}
+
+void fault_release(struct fault_queue *q, long long now_us,
+		   void (*send)(void *arg, const void *frame, size_t len), void *arg)
+{
+	struct fault_frame *fr;
+
+	while ((fr = q->head) && fr->due_us <= now_us) {
+		q->head = fr->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->queued--;
+		send(arg, fr->data, fr->len);
+		free(fr);
+	}
+}
+
+void fault_queue_free(struct fault_queue *q)
+{
+	while (q->head) {
+		struct fault_frame *fr = q->head;
+
+		q->head = fr->next;
+		free(fr);
+	}
+	q->tail = NULL;
+	q->queued = 0;
+}
