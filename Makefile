@@ -72,7 +72,7 @@ ktap_close = tools/ktap/close.sh $(1)
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel config initramfs run shell lint graph \
 	lab-images host-tools argv golden fuzz checkpatch series-check check unit \
-	stress-l3 bench-boot bench-build bench-lab bench-l3 clean distclean FORCE
+	stress-l3 bench-boot bench-build bench-lab bench-l3 bench-faults clean distclean FORCE
 
 help:
 	@echo 'netns-lab: a lab for Linux network namespaces (QEMU guests, TCG)'
@@ -101,6 +101,7 @@ help:
 	@echo '  make bench-boot            boot-to-first-test time, median of 5, per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
 	@echo '  make bench-lab             bridge lab timings and memory, 3-vs-1 start-up, lint time'
+	@echo '  make bench-faults          faults on the wire against their settings: loss, delay, rate'
 	@echo '  make bench-l3              L3 namespace cost: TCP rr/stream, UDP rr connected/sendto,'
 	@echo '                             unconfined/L3/veth, +-series'
 	@echo '  make clean                 remove build/$$ARCH (keeps the kernel tree)'
@@ -389,6 +390,9 @@ bench-lab: deps
 
 bench-l3: deps
 	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/bench/l3.sh
+
+bench-faults: deps
+	@ARCH=$(ARCH) tools/bench/faults.sh
 
 clean:
 	rm -rf $(B)

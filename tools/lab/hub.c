@@ -57,6 +57,8 @@ static int hub_open(struct lab *l, struct hub *h, int w)
 		qemu_hub_path(&l->o->qemu, w, m, path, sizeof(path));
 		if (lab_sock_path(&sa, path))
 			return -1;
+		/* A run folder used again keeps the last run's socket: as QEMU does. */
+		unlink(path);
 		h->fd[m] = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (h->fd[m] < 0 || bind(h->fd[m], (struct sockaddr *)&sa, sizeof(sa))) {
 			fprintf(stderr, "lab: %s: %s\n", path, strerror(errno));
