@@ -29,7 +29,7 @@ struct record {
 	int id[3 * FRAMES];	/* each frame's number, from its first two bytes */
 };
 
-static void keep(void *arg, const void *frame, size_t len)
+static int keep(void *arg, const void *frame, size_t len)
 {
 	const unsigned char *bytes = frame;
 	struct record *r = arg;
@@ -39,6 +39,7 @@ static void keep(void *arg, const void *frame, size_t len)
 		r->due[r->n] = r->now;
 		r->id[r->n++] = bytes[0] << 8 | bytes[1];
 	}
+	return 0;
 }
 
 /*

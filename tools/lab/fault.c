@@ -290,19 +290,21 @@ long long fault_next_us(const struct fault_queue *q)
 	return q->head ? q->head->due_us : -1;
 }
 
-void fault_release(struct fault_queue *q, long long now_us,
-		   void (*send)(void *arg, const void *frame, size_t len), void *arg)
+int fault_release(struct fault_queue *q, long long now_us,
+		  int (*send)(void *arg, const void *frame, size_t len), void *arg)
 {
 	struct fault_frame *fr;
 
 	while ((fr = q->head) && fr->due_us <= now_us) {
+		if (send(arg, fr->data, fr->len))
+			return 1;
 		q->head = fr->next;
 		if (!q->head)
 			q->tail = NULL;
 		q->queued--;
-		send(arg, fr->data, fr->len);
 		free(fr);
 	}
+	return 0;
 }
 
 void fault_queue_free(struct fault_queue *q)

@@ -62,9 +62,13 @@ void fault_enqueue(struct fault_queue *q, const struct fault *f, const void *fra
 		   size_t len, long long now_us);
 /* When Q's first frame is due, or -1 if Q is empty. */
 long long fault_next_us(const struct fault_queue *q);
-/* Hands every frame of Q due at NOW_US to SEND, in order; frees them. */
-void fault_release(struct fault_queue *q, long long now_us,
-		   void (*send)(void *arg, const void *frame, size_t len), void *arg);
+/*
+ * Hands every frame of Q due at NOW_US to SEND, in order, and frees it;
+ * stops at a frame SEND could not take yet (it returns -1: the receiver's
+ * queue is full), which stays first.  1 if it stopped so, else 0.
+ */
+int fault_release(struct fault_queue *q, long long now_us,
+		  int (*send)(void *arg, const void *frame, size_t len), void *arg);
 /* Drops whatever Q holds. */
 void fault_queue_free(struct fault_queue *q);
 

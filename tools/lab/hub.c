@@ -126,32 +126,45 @@ struct delivery {
 	int to;
 };
 
-static void deliver(void *arg, const void *frame, size_t len)
+/*
+ * -1 if the member's socket queue is full (a unix datagram socket holds
+ * net.unix.max_dgram_qlen, 10 by default): the frame waits in the relay,
+ * as QEMU's own net queue makes it wait on a direct link.  A member not
+ * listening (its QEMU gone) loses the frame, as an unplugged cable.
+ */
+static int deliver(void *arg, const void *frame, size_t len)
 {
 	struct delivery *d = arg;
 
-	sendto(d->hub->fd[d->to], frame, len, MSG_DONTWAIT,
-	       (struct sockaddr *)&d->hub->peer[d->to], sizeof(d->hub->peer[d->to]));
+	if (sendto(d->hub->fd[d->to], frame, len, MSG_DONTWAIT,
+		   (struct sockaddr *)&d->hub->peer[d->to], sizeof(d->hub->peer[d->to])) < 0 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS))
+		return -1;
+	return 0;
 }
 
 /* A frame from one member goes to every other member: a hub, no echo. */
 void hub_relay(struct hub *h, int from)
 {
-	char frame[65536];
+	static const struct fault none;
 	int impaired = fault_active(&h->fault), m;
-	long long now = impaired ? lab_now_us() : 0;
+	long long now = lab_now_us();
 	struct delivery d = { h, 0 };
+	char frame[65536];
 	ssize_t n;
 
 	while ((n = recv(h->fd[from], frame, sizeof(frame), 0)) > 0)
 		for (m = 0; m < h->n; m++) {
+			struct fault_queue *q = &h->queue[from * h->n + m];
+
 			if (m == from)
 				continue;
 			d.to = m;
+			/* Behind what waits already, in order. */
 			if (impaired)
-				fault_enqueue(&h->queue[from * h->n + m], &h->fault, frame, n, now);
-			else
-				deliver(&d, frame, n);
+				fault_enqueue(q, &h->fault, frame, n, now);
+			else if (q->head || deliver(&d, frame, n))
+				fault_enqueue(q, &none, frame, n, now);
 		}
 }
 
@@ -168,8 +181,11 @@ long long hubs_release(struct lab *l)
 
 			if (!hub->queue[q].head)
 				continue;
-			fault_release(&hub->queue[q], now, deliver, &d);
-			due = fault_next_us(&hub->queue[q]);
+			/* A member that takes no more is tried again in 100 us. */
+			if (fault_release(&hub->queue[q], now, deliver, &d))
+				due = now + 100;
+			else
+				due = fault_next_us(&hub->queue[q]);
 			if (due >= 0 && (next < 0 || due < next))
 				next = due;
 		}
