@@ -45,14 +45,10 @@ static void dump_wire(const struct topo *t, const struct topo_wire *w, FILE *f)
 /* Test NUM (counting tests only), or a link step between tests. */
 static void dump_step(const struct topo *t, const struct topo_test *tt, int num, FILE *f)
 {
-	static const char *const verbs[] = {
-		[TOPO_LINK_DOWN] = "link-down", [TOPO_LINK_UP] = "link-up",
-		[TOPO_LINK_SET] = "link-set",
-	};
 	const struct topo_node *node = &t->nodes[tt->node];
 
 	if (tt->step != TOPO_TEST) {
-		fprintf(f, "%s %s:%s%s%s (line %d)\n", verbs[tt->step], node->name,
+		fprintf(f, "%s %s:%s%s%s (line %d)\n", topo_step_name(tt->step), node->name,
 			node->ports[tt->port].ifname, tt->command ? " " : "",
 			tt->command ?: "", tt->line);
 		return;

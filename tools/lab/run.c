@@ -419,17 +419,13 @@ static void report_setup(struct lab *l, int *num, int *passed, int *failed)
 /* A link step between tests, as a KTAP comment; a step that fails fails the lab. */
 static void run_link_step(struct lab *l, const struct topo_test *tt)
 {
-	static const char *const verbs[] = {
-		[TOPO_LINK_DOWN] = "link-down", [TOPO_LINK_UP] = "link-up",
-		[TOPO_LINK_SET] = "link-set",
-	};
 	const struct topo_node *node = &l->t->nodes[tt->node];
 	char why[512];
 
-	report(l, "# %s:%d: %s %s:%s%s%s\n", l->t->path, tt->line, verbs[tt->step], node->name,
+	report(l, "# %s:%d: %s %s:%s%s%s\n", l->t->path, tt->line, topo_step_name(tt->step), node->name,
 	       node->ports[tt->port].ifname, tt->command ? " " : "", tt->command ?: "");
 	if (lab_link_step(l, tt, why, sizeof(why)))
-		lab_fail(l, "%s:%d: %s %s:%s: %s", l->t->path, tt->line, verbs[tt->step],
+		lab_fail(l, "%s:%d: %s %s:%s: %s", l->t->path, tt->line, topo_step_name(tt->step),
 			 node->name, node->ports[tt->port].ifname, why);
 }
 

@@ -775,6 +775,20 @@ void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus)
 	}
 }
 
+const char *topo_step_name(enum topo_step step)
+{
+	switch (step) {
+	case TOPO_LINK_DOWN:
+		return "link-down";
+	case TOPO_LINK_UP:
+		return "link-up";
+	case TOPO_LINK_SET:
+		return "link-set";
+	default:
+		return "test";
+	}
+}
+
 int topo_ntests(const struct topo *t)
 {
 	int i, n = 0;

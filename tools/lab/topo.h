@@ -107,6 +107,8 @@ void topo_free(struct topo *t);
  * eth1 and eth2 are joined back to back by a link.
  */
 void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus);
+/* "link-down", "link-up", "link-set", as written in a file; "test". */
+const char *topo_step_name(enum topo_step step);
 /* The tests of T, not counting its link steps. */
 int topo_ntests(const struct topo *t);
 /*
