@@ -96,7 +96,7 @@ void lab_pump(struct lab *l, int ms)
 	struct pollfd pfd[TOPO_MAX_NODES + TOPO_MAX_WIRES * TOPO_MAX_MEMBERS];
 	int who[TOPO_MAX_NODES + TOPO_MAX_WIRES * TOPO_MAX_MEMBERS];
 	int np = 0, i, h, m, n;
-	long long due = hubs_release(l), wait_us = ms * 1000LL;
+	long long due = hubs_release(l), wait_us = ms > 0 ? ms * 1000LL : 0;
 	struct timespec ts;
 
 	for (n = 0; n < l->t->nnodes; n++) {
