@@ -9,8 +9,22 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../tools/lab/topo.h"
+
+static void shell_lines(const struct topo *t, const uint8_t *data, size_t size, FILE *err)
+{
+	char *copy = strndup((const char *)data, size), *line, *save = NULL;
+	struct topo_test step;
+
+	for (line = copy ? strtok_r(copy, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!topo_parse_step(t, line, &step, err))
+			free(step.command);
+	}
+	free(copy);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -22,7 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = fmemopen((void *)data, size, "r");
 	err = fopen("/dev/null", "w");
 	if (in && err) {
-		topo_parse_stream(&t, in, "fuzz.topo", "x86_64", "arm64 x86_64", err);
+		/* Every line also as typed at lab shell's prompt (link steps). */
+		if (!topo_parse_stream(&t, in, "fuzz.topo", "x86_64", "arm64 x86_64", err))
+			shell_lines(&t, data, size, err);
 		topo_free(&t);
 	}
 	if (in)

@@ -92,7 +92,7 @@ int main(void)
 	double mean;
 	int i, late = 0, ordered = 1, early = 0;
 
-	printf("KTAP version 1\n1..9\n");
+	printf("KTAP version 1\n1..12\n");
 
 	f = parse("loss=20%");
 	run(&f, 100, 100, &a);
@@ -158,6 +158,52 @@ int main(void)
 	result(!memcmp(&f, &g, sizeof(f)) &&
 	       !strcmp(text, " delay=1500us jitter=1ms loss=0.5% duplicate=1% reorder=2% rate=10mbit seed=42"),
 	       "impairments print in tc's units and read back the same");
+
+	/* Frames held on a plain wire draw nothing: the seed's stream stays put. */
+	{
+		struct fault_queue q1 = { 0 }, q2 = { 0 };
+		unsigned char frame[100] = { 0 };
+
+		fault_queue_seed(&q1, 1, 0, 0, 1);
+		fault_queue_seed(&q2, 1, 0, 0, 1);
+		for (i = 0; i < 50; i++)
+			fault_hold(&q1, frame, sizeof(frame), 0);
+		result(q1.rng == q2.rng && q1.queued == 50 && fault_next_us(&q1) == 0,
+		       "a held frame is due at once and draws no random number");
+		fault_queue_free(&q1);
+	}
+
+	/* 60,000-byte frames: the 4 MiB bound comes before the 1000 frames. */
+	f = parse("delay=10ms");
+	{
+		struct fault_queue q = { 0 };
+		static unsigned char big[60000];
+
+		fault_queue_seed(&q, 1, 0, 0, 1);
+		for (i = 0; i < 1000; i++)
+			fault_enqueue(&q, &f, big, sizeof(big), 0);
+		printf("# 1000 frames of 60000 bytes: %d queued, %zu bytes\n", q.queued, q.bytes);
+		result(q.queued == FAULT_QUEUE_BYTES / 60000 && q.bytes <= FAULT_QUEUE_BYTES,
+		       "a direction holds at most 4 MiB");
+		fault_queue_free(&q);
+	}
+
+	/* rate=8bit queues frames for centuries; lifting the rate frees them. */
+	f = parse("rate=8bit");
+	g = parse("rate=0");
+	{
+		struct fault_queue q = { 0 };
+		unsigned char frame[1000] = { 0 };
+
+		fault_queue_seed(&q, 1, 0, 0, 1);
+		for (i = 0; i < 10; i++)
+			fault_enqueue(&q, &f, frame, sizeof(frame), 0);
+		late = fault_next_us(&q) == 1000LL * 1000000;
+		fault_retime(&q, &g, 5);
+		result(late && fault_next_us(&q) == 5 && q.queued == 10,
+		       "link-set rate=0 lifts the limit: queued frames leave at once");
+		fault_queue_free(&q);
+	}
 
 	printf("# %d passed, %d failed\n", num - failed, failed);
 	return failed ? 1 : 0;

@@ -504,6 +504,27 @@ test_arch_is_one_file() {
 		fail "long arch name not named: $out"
 }
 
+# Link steps typed at lab shell's prompt are checked as in a file; a bad
+# one is named and the shell goes on.  FAKE_FRAMES makes the fake QEMUs
+# bind their NIC sockets, so the relay has members to send to.
+test_shell_link_steps() {
+	local d out rc=0
+	d=$(fake_arch)
+	printf 'node a arch=toy\nnode b arch=toy\nlink a:eth1 b:eth1\n' >"$d/two.topo"
+	out=$(printf '%s\n' 'link-set a:eth1 loss=5%' link-foo 'link-set a:eth1 loss=5' \
+		'link-down a:eth9' 'link-set a:eth1 jitter=1ms' 'link-set b:eth1 rate=0' quit |
+		FAKE_FRAMES=1 LAB_TOP=$d timeout 60 "$lab" shell -b "$d/build" -r "$d/run" \
+		"$d/two.topo" 2>&1) || rc=$?
+	expect_eq 0 $rc "lab shell exit status"
+	for want in "lab: expected link-down, link-up or link-set" \
+		"lab: loss=5: give a percentage from 0% to 100% (1%, 0.5%)" \
+		"lab: a:eth9 is on no link or lan" \
+		"lab: jitter= is larger than delay=: a frame cannot leave before it came"; do
+		grep -qF "$want" <<<"$out" || fail "no '$want' in: $out"
+	done
+	[ "$(grep -o 'lab: ' <<<"$out" | wc -l)" -eq 5 ] || fail "wanted 4 refusals and the run folder: $out"
+}
+
 # The fault queue of the wires, with time driven by hand: exact figures.
 test_fault_queue() {
 	local d out
@@ -516,7 +537,7 @@ test_fault_queue() {
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 22
+ktap_header 23
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -539,3 +560,4 @@ ktap_run "a hostile agent's lengths and statuses fail its node, named" test_host
 ktap_run "a deaf agent, a closed channel, a late panic, a console flood: exit 2, named" test_lost_guests
 ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output
 ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, seeded" test_fault_queue
+ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named" test_shell_link_steps

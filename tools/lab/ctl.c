@@ -115,7 +115,8 @@ static long header_number(const char *s, long max)
 	char *end;
 	long v;
 
-	if (*s < '0' || *s > '9')
+	/* Digits only, no leading zero: one spelling a number. */
+	if (*s < '0' || *s > '9' || (*s == '0' && s[1]))
 		return -1;
 	errno = 0;
 	v = strtol(s, &end, 10);

@@ -4,6 +4,7 @@
  * drops, duplicates, delays, reorders and paces frames (fault.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,23 @@ static const struct unit rate_units[] = {	/* to bits per second */
 	{ NULL, 0 }
 };
 
+/*
+ * A plain decimal number at the start of S (digits and one '.': no sign,
+ * exponent, hex, inf or nan, which strtod would take), its end in *END;
+ * -1 if S does not start with one.
+ */
+static double decimal(const char *s, char **end)
+{
+	size_t digits = strspn(s, "0123456789."), i, dots = 0;
+
+	for (i = 0; i < digits; i++)
+		dots += s[i] == '.';
+	if (!digits || dots > 1 || (digits == 1 && dots))
+		return -1;
+	*end = (char *)s + digits;
+	return strtod(s, NULL);
+}
+
 /* "12.5UNIT": the number times UNIT's scale; -1 if S is not that. */
 static double with_unit(const char *s, const struct unit *units)
 {
@@ -46,10 +64,8 @@ static double with_unit(const char *s, const struct unit *units)
 	double v;
 	int i;
 
-	if ((*s < '0' || *s > '9') && *s != '.')
-		return -1;
-	v = strtod(s, &end);
-	if (end == s || !isfinite(v))
+	v = decimal(s, &end);
+	if (v < 0)
 		return -1;
 	for (i = 0; units[i].name; i++)
 		if (!strcasecmp(end, units[i].name))
@@ -59,16 +75,25 @@ static double with_unit(const char *s, const struct unit *units)
 
 static double percent(const char *s)
 {
-	size_t len = strlen(s);
 	char *end;
-	double v;
+	double v = decimal(s, &end);
 
-	if (len < 2 || s[len - 1] != '%' || ((*s < '0' || *s > '9') && *s != '.'))
-		return -1;
-	v = strtod(s, &end);
-	if (end != s + len - 1 || !(v >= 0 && v <= 100))
+	if (v < 0 || strcmp(end, "%") || v > 100)
 		return -1;
 	return v / 100;
+}
+
+int fault_key(const char *key)
+{
+	static const char *const keys[] = {
+		"delay", "jitter", "loss", "duplicate", "reorder", "rate", "seed",
+	};
+	int i;
+
+	for (i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
+		if (!strcmp(key, keys[i]))
+			return i;
+	return -1;
 }
 
 int fault_option(struct fault *f, const char *key, const char *val, char *err,
@@ -79,8 +104,8 @@ int fault_option(struct fault *f, const char *key, const char *val, char *err,
 
 	if (!strcmp(key, "delay") || !strcmp(key, "jitter")) {
 		v = with_unit(val, time_units);
-		if (v < 0 || v > 10e6) {
-			snprintf(err, errlen, "%s=%s: give a time up to 10s, in us, ms or s (10ms)",
+		if (v < 0 || v > 10e6 || (v > 0 && v < 1)) {
+			snprintf(err, errlen, "%s=%s: give 0 or a time from 1us to 10s, in us, ms or s (10ms)",
 				 key, val);
 			return -1;
 		}
@@ -98,9 +123,10 @@ int fault_option(struct fault *f, const char *key, const char *val, char *err,
 		return 1;
 	}
 	if (!strcmp(key, "rate")) {
-		v = with_unit(val, rate_units);
-		if (v < 8 || v > 100e9) {
-			snprintf(err, errlen, "rate=%s: give a rate from 8bit to 100gbit, in tc's units (10mbit, 1mbps)",
+		/* rate=0: no limit, so that link-set can lift one. */
+		v = strcmp(val, "0") ? with_unit(val, rate_units) : 0;
+		if (v < 0 || (v > 0 && v < 8) || v > 100e9) {
+			snprintf(err, errlen, "rate=%s: give 0 (no limit) or a rate from 8bit to 100gbit, in tc's units (10mbit, 1mbps)",
 				 val);
 			return -1;
 		}
@@ -108,8 +134,9 @@ int fault_option(struct fault *f, const char *key, const char *val, char *err,
 		return 1;
 	}
 	if (!strcmp(key, "seed")) {
-		if (*val < '0' || *val > '9' || (f->seed = strtoull(val, &end, 10), *end)) {
-			snprintf(err, errlen, "seed=%s: give a whole number", val);
+		errno = 0;
+		if (*val < '0' || *val > '9' || (f->seed = strtoull(val, &end, 10), *end) || errno) {
+			snprintf(err, errlen, "seed=%s: give a whole number below 2^64", val);
 			return -1;
 		}
 		return 1;
@@ -120,6 +147,7 @@ int fault_option(struct fault *f, const char *key, const char *val, char *err,
 int fault_set(struct fault *f, const char *opts, char *err, size_t errlen)
 {
 	char word[128], *eq;
+	unsigned int seen = 0;
 	size_t len;
 	int r;
 
@@ -141,6 +169,12 @@ int fault_set(struct fault *f, const char *opts, char *err, size_t errlen)
 		r = eq ? fault_option(f, word, eq, err, errlen) : 0;
 		if (r < 0)
 			return -1;
+		if (r && (seen & 1u << fault_key(word))) {
+			snprintf(err, errlen, "%s= given twice", word);
+			return -1;
+		}
+		if (r)
+			seen |= 1u << fault_key(word);
 		if (!r) {
 			if (eq)
 				eq[-1] = '=';
@@ -156,6 +190,9 @@ const char *fault_check(const struct fault *f)
 	/* As netem: a frame can only jump a queue that delays frames. */
 	if (f->reorder > 0 && !f->delay_us)
 		return "reorder= needs delay=: a reordered frame is one sent without the delay";
+	/* Spread evenly over delay +-jitter: no delay may fall below zero. */
+	if (f->jitter_us > f->delay_us)
+		return "jitter= is larger than delay=: a frame cannot leave before it came";
 	return NULL;
 }
 
@@ -232,6 +269,7 @@ static void insert(struct fault_queue *q, struct fault_frame *fr)
 {
 	struct fault_frame **pp = &q->head;
 
+	q->bytes += fr->len;
 	if (!q->tail || q->tail->due_us <= fr->due_us) {
 		pp = q->tail ? &q->tail->next : &q->head;
 	} else {
@@ -249,6 +287,8 @@ static void queue_copy(struct fault_queue *q, const void *frame, size_t len, lon
 {
 	struct fault_frame *fr;
 
+	if (q->queued >= FAULT_QUEUE_MAX || q->bytes + len > FAULT_QUEUE_BYTES)
+		return;		/* a full queue's tail drop */
 	fr = malloc(sizeof(*fr) + len);
 	if (!fr)
 		return;		/* a frame lost to memory is still a lost frame */
@@ -265,7 +305,7 @@ void fault_enqueue(struct fault_queue *q, const struct fault *f, const void *fra
 	double lose = uniform(q), dup = uniform(q), jump = uniform(q), jit = uniform(q);
 	long long delay = f->delay_us, start = now_us;
 
-	if (lose < f->loss || q->queued >= FAULT_QUEUE_MAX)
+	if (lose < f->loss || q->queued >= FAULT_QUEUE_MAX || q->bytes + len > FAULT_QUEUE_BYTES)
 		return;		/* lost, or a full queue's tail drop */
 	if (jump < f->reorder)
 		delay = 0;
@@ -285,6 +325,27 @@ void fault_enqueue(struct fault_queue *q, const struct fault *f, const void *fra
 		queue_copy(q, frame, len, start + delay);
 }
 
+void fault_hold(struct fault_queue *q, const void *frame, size_t len, long long now_us)
+{
+	queue_copy(q, frame, len, now_us);
+}
+
+void fault_retime(struct fault_queue *q, const struct fault *f, long long now_us)
+{
+	long long busy = now_us, due;
+	struct fault_frame *fr;
+
+	for (fr = q->head; fr; fr = fr->next) {
+		if (f->rate_bps)
+			busy += (long long)fr->len * 8 * 1000000 / f->rate_bps;
+		due = busy + f->delay_us;
+		/* Two sequences in order: their smaller stays in order. */
+		if (due < fr->due_us)
+			fr->due_us = due;
+	}
+	q->busy_until_us = f->rate_bps ? busy : now_us;
+}
+
 long long fault_next_us(const struct fault_queue *q)
 {
 	return q->head ? q->head->due_us : -1;
@@ -302,6 +363,7 @@ int fault_release(struct fault_queue *q, long long now_us,
 		if (!q->head)
 			q->tail = NULL;
 		q->queued--;
+		q->bytes -= fr->len;
 		free(fr);
 	}
 	return 0;
@@ -317,4 +379,5 @@ void fault_queue_free(struct fault_queue *q)
 	}
 	q->tail = NULL;
 	q->queued = 0;
+	q->bytes = 0;
 }

@@ -18,9 +18,15 @@ struct fault {
 };
 
 #define FAULT_SEED_DEFAULT	1
-/* Frames one direction holds (netem's default limit); more are dropped. */
+/*
+ * Frames one direction holds (netem's default limit) and bytes (so that
+ * big frames cannot make it a memory hog); more are dropped.
+ */
 #define FAULT_QUEUE_MAX		1000
+#define FAULT_QUEUE_BYTES	(4 << 20)
 
+/* KEY's number (0 to 6) if it is an impairment key, else -1. */
+int fault_key(const char *key);
 /*
  * KEY=VAL into F: 1 if KEY is one of delay, jitter, loss, duplicate,
  * reorder, rate, seed and VAL a valid value for it (tc's units); 0 if KEY
@@ -48,6 +54,8 @@ struct fault_queue {		/* one direction of one wire */
 	long long busy_until_us;	/* the rate limit's link is busy */
 	struct fault_frame *head, *tail;	/* by release time */
 	int queued;
+	size_t bytes;
+	long long backoff_us;	/* the receiver took no more: wait this long */
 };
 
 /*
@@ -60,6 +68,16 @@ void fault_queue_seed(struct fault_queue *q, unsigned long long seed, int wire,
 /* A frame entering Q at NOW_US: dropped, or queued once or twice. */
 void fault_enqueue(struct fault_queue *q, const struct fault *f, const void *frame,
 		   size_t len, long long now_us);
+/*
+ * A frame of a wire with no impairment that must wait (behind others, or
+ * for a receiver): queued as it is, due at once, no random number drawn.
+ */
+void fault_hold(struct fault_queue *q, const void *frame, size_t len, long long now_us);
+/*
+ * Q's impairments changed to F at NOW_US: frames it holds leave no later
+ * than F would send them if they came now (a rate lifted frees them).
+ */
+void fault_retime(struct fault_queue *q, const struct fault *f, long long now_us);
 /* When Q's first frame is due, or -1 if Q is empty. */
 long long fault_next_us(const struct fault_queue *q);
 /*

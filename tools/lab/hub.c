@@ -17,6 +17,9 @@
 
 #include "internal.h"
 
+/* QEMU's NET_BUFSIZE: the largest frame a NIC hands its netdev, and more. */
+#define HUB_FRAME_MAX	69632
+
 int lab_sock_path(struct sockaddr_un *sa, const char *path)
 {
 	memset(sa, 0, sizeof(*sa));
@@ -146,11 +149,10 @@ static int deliver(void *arg, const void *frame, size_t len)
 /* A frame from one member goes to every other member: a hub, no echo. */
 void hub_relay(struct hub *h, int from)
 {
-	static const struct fault none;
 	int impaired = fault_active(&h->fault), m;
 	long long now = lab_now_us();
 	struct delivery d = { h, 0 };
-	char frame[65536];
+	static char frame[HUB_FRAME_MAX];
 	ssize_t n;
 
 	while ((n = recv(h->fd[from], frame, sizeof(frame), 0)) > 0)
@@ -164,7 +166,7 @@ void hub_relay(struct hub *h, int from)
 			if (impaired)
 				fault_enqueue(q, &h->fault, frame, n, now);
 			else if (q->head || deliver(&d, frame, n))
-				fault_enqueue(q, &none, frame, n, now);
+				fault_hold(q, frame, n, now);
 		}
 }
 
@@ -181,11 +183,20 @@ long long hubs_release(struct lab *l)
 
 			if (!hub->queue[q].head)
 				continue;
-			/* A member that takes no more is tried again in 100 us. */
-			if (fault_release(&hub->queue[q], now, deliver, &d))
-				due = now + 100;
-			else
+			/*
+			 * A member that takes no more is tried again after 100 us,
+			 * then twice as long each time up to 100 ms: a QEMU that
+			 * stopped reading costs the relay no CPU.
+			 */
+			if (fault_release(&hub->queue[q], now, deliver, &d)) {
+				long long *b = &hub->queue[q].backoff_us;
+
+				*b = *b ? (*b * 2 > 100000 ? 100000 : *b * 2) : 100;
+				due = now + *b;
+			} else {
+				hub->queue[q].backoff_us = 0;
 				due = fault_next_us(&hub->queue[q]);
+			}
 			if (due >= 0 && (next < 0 || due < next))
 				next = due;
 		}

@@ -38,8 +38,12 @@ static int qmp_reply(int fd, char *buf, size_t size, long deadline_ms)
 			len -= nl + 1 - buf;
 			memmove(buf, nl + 1, len);
 		}
-		if (len + 1 >= size || lab_now_ms() >= deadline_ms ||
-		    poll(&pfd, 1, deadline_ms - lab_now_ms()) <= 0)
+		if (len + 1 >= size || lab_now_ms() >= deadline_ms)
+			return -1;
+		r = poll(&pfd, 1, deadline_ms - lab_now_ms());
+		if (r < 0 && errno == EINTR)
+			continue;	/* a signal: the caller's lab_pump names it */
+		if (r <= 0)
 			return -1;
 		r = read(fd, buf + len, size - 1 - len);
 		if (r <= 0)
@@ -142,10 +146,12 @@ static int link_set(struct lab *l, const struct topo_test *tt, char *why, size_t
 		snprintf(why, size, "%s", bad);
 		return -1;
 	}
-	if (f.seed != h->fault.seed)
-		for (m = 0; m < h->n; m++)
-			for (to = 0; to < h->n; to++)
+	for (m = 0; m < h->n; m++)
+		for (to = 0; to < h->n; to++) {
+			if (f.seed != h->fault.seed)
 				fault_queue_seed(&h->queue[m * h->n + to], f.seed, w, m, to);
+			fault_retime(&h->queue[m * h->n + to], &f, lab_now_us());
+		}
 	h->fault = f;
 	return 0;
 }

@@ -424,7 +424,10 @@ static void run_link_step(struct lab *l, const struct topo_test *tt)
 
 	report(l, "# %s:%d: %s %s:%s%s%s\n", l->t->path, tt->line, topo_step_name(tt->step), node->name,
 	       node->ports[tt->port].ifname, tt->command ? " " : "", tt->command ?: "");
-	if (lab_link_step(l, tt, why, sizeof(why)))
+	if (!lab_link_step(l, tt, why, sizeof(why)))
+		return;
+	lab_pump(l, 0);		/* a signal that cut QMP short is named as the reason */
+	if (!l->failure[0])
 		lab_fail(l, "%s:%d: %s %s:%s: %s", l->t->path, tt->line, topo_step_name(tt->step),
 			 node->name, node->ports[tt->port].ifname, why);
 }

@@ -290,6 +290,7 @@ static struct topo_wire *new_wire(struct parser *p)
 static int parse_members(struct parser *p, int idx, char *rest, const char *kind)
 {
 	struct topo_wire *wr = &p->t->wires[idx];
+	unsigned int seen = 0;
 	int members = 0, r;
 	char *w, *eq, err[160];
 	const char *why;
@@ -299,6 +300,11 @@ static int parse_members(struct parser *p, int idx, char *rest, const char *kind
 		if (eq && !strchr(w, ':')) {
 			*eq++ = '\0';
 			r = strcmp(w, "mtu") ? fault_option(&wr->fault, w, eq, err, sizeof(err)) : 1;
+			/* mtu is bit 31: after the impairment keys' numbers. */
+			if (r > 0 && (seen & (strcmp(w, "mtu") ? 1u << fault_key(w) : 1u << 31)))
+				error_at(p, p->line, "%s= given twice", w);
+			if (r > 0)
+				seen |= strcmp(w, "mtu") ? 1u << fault_key(w) : 1u << 31;
 			if (!strcmp(w, "mtu"))
 				wr->mtu = number_option(p, w, eq, 68, 65535);
 			else if (r < 0)
@@ -805,6 +811,7 @@ int topo_parse_step(const struct topo *t, const char *line, struct topo_test *st
 	struct parser p = { .t = (struct topo *)t, .line = 1, .cur_node = -1 };
 	const char *kw = next_word(&rest);
 
+	memset(step, 0, sizeof(*step));
 	if (!kw || (strcmp(kw, "link-down") && strcmp(kw, "link-up") && strcmp(kw, "link-set")))
 		error_at(&p, 1, "expected link-down, link-up or link-set");
 	else if (!read_step(&p, kw, rest, step, node, ifname)) {
