@@ -7,6 +7,12 @@
 # (ccache makes the later prefixes cheap).  Names the first patch that
 # breaks a build.  Then the whole series once more per arch with
 # CONFIG_L3_NET_NS off (configs/no-l3net.config).
+#
+# A build that passed is remembered in build/series-check/passed, keyed
+# by everything it was made from (the patches up to it, the config
+# fragments, the arch file, the compiler, the tarball), so a run that
+# was stopped resumes where it stopped, and a changed patch re-checks
+# itself and what follows.  SERIES_FRESH=1 forgets them.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +23,41 @@ arches=${SERIES_ARCHES:-$(arch_defaults)}
 tree=$top/build/linux
 work=$top/build/series-check
 mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)
+
+passed=$work/passed
+mkdir -p "$work"
+[ "${SERIES_FRESH:-0}" != 1 ] || rm -f "$passed"
+touch "$passed"
+
+# The key of one build: ARCH, its EXTRA fragment and the first N patches.
+build_key() {
+	local arch=$1 extra=$2 n=$3
+	{
+		echo "$arch $extra"
+		cat "$top/arch/$arch.conf" configs/common.config "configs/$arch.config" ${extra:+"$extra"}
+		"$(arch_get "$arch" cross_compile)gcc" --version | head -n 1
+		stat -c '%s %Y' "${TARBALL:-/usr/src/linux-source-6.1.tar.xz}"
+		for p in "${patches[@]:0:$n}"; do cat "$top/patches/$p"; done
+	} | sha256sum | cut -c1-32
+}
+
+# Builds unless the same inputs built before; names the log on failure.
+check_build() {
+	local arch=$1 extra=$2 n=$3 kobj=$4 label=$5 key
+	key=$(build_key "$arch" "$extra" "$n")
+	if grep -qx "$key" "$passed"; then
+		echo "  PASSED  $label (built before from the same inputs)"
+		return 0
+	fi
+	echo "  BUILD   $label"
+	rm -f "$kobj/.config"
+	make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= \
+		KOBJ="$kobj" EXTRA_FRAGMENTS="$extra" kernel >"$kobj.log" 2>&1 || {
+		tail -n 20 "$kobj.log" >&2
+		return 1
+	}
+	echo "$key" >>"$passed"
+}
 
 rm -rf "$work/src"
 git -C "$tree" worktree prune
@@ -33,19 +74,15 @@ for i in "${!patches[@]}"; do
 	extra=
 	grep -q '^config L3_NET_NS$' "$work/src/init/Kconfig" || extra=configs/no-l3net.config
 	for arch in $arches; do
-		echo "  BUILD   $((i + 1))/${#patches[@]} $p ($arch)"
-		rm -f "$work/$arch/.config"
-		make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= \
-			KOBJ="$work/$arch" EXTRA_FRAGMENTS="$extra" kernel >"$work/$arch.log" 2>&1 ||
-			{ tail -n 20 "$work/$arch.log" >&2; echo "series-check: the $arch build breaks at $p" >&2; exit 1; }
+		check_build "$arch" "$extra" $((i + 1)) "$work/$arch" \
+			"$((i + 1))/${#patches[@]} $p ($arch)" ||
+			{ echo "series-check: the $arch build breaks at $p" >&2; exit 1; }
 	done
 done
 # The feature must also build when it is switched off.
 for arch in $arches; do
-	echo "  BUILD   all patches, CONFIG_L3_NET_NS off ($arch)"
-	make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= \
-		KOBJ="$work/$arch-off" EXTRA_FRAGMENTS=configs/no-l3net.config kernel \
-		>"$work/$arch-off.log" 2>&1 ||
-		{ tail -n 20 "$work/$arch-off.log" >&2; echo "series-check: the $arch build breaks with CONFIG_L3_NET_NS off" >&2; exit 1; }
+	check_build "$arch" configs/no-l3net.config ${#patches[@]} "$work/$arch-off" \
+		"all patches, CONFIG_L3_NET_NS off ($arch)" ||
+		{ echo "series-check: the $arch build breaks with CONFIG_L3_NET_NS off" >&2; exit 1; }
 done
 echo "  OK      ${#patches[@]} patches, each builds on: $arches; also with CONFIG_L3_NET_NS off"
