@@ -171,6 +171,7 @@ static void arches(const struct topo *t)
 
 static void graph(const struct topo *t)
 {
+	char faults[256];
 	int i, w, m;
 
 	printf("graph \"%s\" {\n", t->path);
@@ -181,14 +182,21 @@ static void graph(const struct topo *t)
 	for (w = 0; w < t->nwires; w++) {
 		const struct topo_wire *wr = &t->wires[w];
 
+		/* The impairments, without the seed, label the wire. */
+		fault_format(&wr->fault, faults, sizeof(faults));
+		if (strstr(faults, " seed="))
+			*strstr(faults, " seed=") = '\0';
 		if (!wr->is_lan) {
-			printf("  \"%s\" -- \"%s\" [taillabel=\"%s\", headlabel=\"%s\"];\n",
+			printf("  \"%s\" -- \"%s\" [taillabel=\"%s\", headlabel=\"%s\"%s%s%s];\n",
 			       t->nodes[wr->members[0].node].name,
 			       t->nodes[wr->members[1].node].name,
-			       wr->members[0].ifname, wr->members[1].ifname);
+			       wr->members[0].ifname, wr->members[1].ifname,
+			       faults[0] ? ", label=\"" : "", faults[0] ? faults + 1 : "",
+			       faults[0] ? "\"" : "");
 			continue;
 		}
-		printf("  \"lan %s\" [shape=ellipse, label=\"%s\"];\n", wr->name, wr->name);
+		printf("  \"lan %s\" [shape=ellipse, label=\"%s%s%s\"];\n", wr->name, wr->name,
+		       faults[0] ? "\\n" : "", faults[0] ? faults + 1 : "");
 		for (m = 0; m < wr->nmembers; m++)
 			printf("  \"%s\" -- \"lan %s\" [taillabel=\"%s\"];\n",
 			       t->nodes[wr->members[m].node].name, wr->name,
