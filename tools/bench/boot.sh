@@ -1,40 +1,86 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-boot.sh: for each arch, the time from launching a guest to the first
-# test line it prints, and to QEMU's exit, median of RUNS (default 5) boots
-# under TCG.  The payload prints a KTAP header and returns, so this is the
-# floor every suite pays before its first test.
+# bench-boot.sh: for each arch, side by side, interleaved, BENCH_RUNS (default
+# 5) boots under TCG of
+#   lab     a lab guest: the time from launching `lab boot` to the first
+#           line its command prints (the payload prints a KTAP header and
+#           returns), and to QEMU's exit: the floor every suite pays;
+#   floor   the same kernel and QEMU command line with nothing but
+#           floor-init as /init: the time from launching QEMU to the one
+#           line it prints on the console, what the kernel alone costs.
+# Medians, and one closing line per arch: ARCH first-line/floor RATIO.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-runs=${RUNS:-5}
+runs=${BENCH_RUNS:-5}
 # shellcheck source=tools/build/arch.sh
 . "$top/tools/build/arch.sh"
 arches=${BENCH_ARCHES:-$(arch_defaults)}
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-printf '%-8s %10s %14s %14s %10s\n' arch runs first-line/s exit/s initrd/KiB
-for arch in $arches; do
-	make -s --no-print-directory ARCH="$arch" kernel initramfs host-tools >/dev/null
-	initrd=build/$arch/initramfs.cpio
-	first=() total=()
-	for i in $(seq "$runs"); do
-		start=$EPOCHREALTIME
-		t_first=
-		while IFS= read -r line; do
-			[ -n "$t_first" ] || t_first=$EPOCHREALTIME
-		done < <(build/host/lab boot -a "$arch" -b build -T 60 \
-			-r "build/$arch/runs/bench-boot" /lab/run/first-line 2>/dev/null)
-		end=$EPOCHREALTIME
-		[ -n "$t_first" ] || { echo "bench-boot: $arch guest printed nothing" >&2; exit 2; }
-		first+=("$(echo "$t_first - $start" | bc)")
-		total+=("$(echo "$end - $start" | bc)")
+# One boot of the floor: QEMU as lab boot would start it, floor.cpio as
+# its initramfs; prints the seconds to the console line.
+floor_once() {
+	local arch=$1 dir cmd start pid deadline
+	dir=build/$arch/runs/bench-floor
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cmd=$(build/host/lab boot -n -a "$arch" -b build -r "$dir" true | grep -v '^#')
+	[[ $cmd = *"-initrd build/$arch/initramfs.cpio"* ]] ||
+		{ echo "bench-boot: no -initrd build/$arch/initramfs.cpio in: $cmd" >&2; exit 2; }
+	cmd=${cmd//"-initrd build/$arch/initramfs.cpio"/"-initrd build/$arch/floor.cpio"}
+	start=$EPOCHREALTIME
+	eval "$cmd" >"$dir/qemu.log" 2>&1 &
+	pid=$!
+	deadline=$((${start%.*} + 60))
+	until [[ -f $dir/guest.console.log && $(<"$dir/guest.console.log") = *"floor: init ran"* ]]; do
+		if ((${EPOCHREALTIME%.*} > deadline)) || ! kill -0 $pid 2>/dev/null; then
+			kill $pid 2>/dev/null || true
+			echo "bench-boot: the $arch floor printed nothing (see $dir)" >&2
+			exit 2
+		fi
+		sleep 0.002
 	done
-	printf '%-8s %10d %14.2f %14.2f %10d\n' "$arch" "$runs" \
-		"$(printf '%s\n' "${first[@]}" | median)" \
-		"$(printf '%s\n' "${total[@]}" | median)" \
-		$(($(stat -c %s "$initrd") / 1024))
+	echo "$EPOCHREALTIME - $start" | bc
+	kill $pid 2>/dev/null || true
+	wait $pid 2>/dev/null || true
+}
+
+# One boot of a lab guest: "FIRST-LINE EXIT" in seconds.
+lab_once() {
+	local arch=$1 start t_first='' end
+	start=$EPOCHREALTIME
+	while IFS= read -r _; do
+		[ -n "$t_first" ] || t_first=$EPOCHREALTIME
+	done < <(build/host/lab boot -a "$arch" -b build -T 60 \
+		-r "build/$arch/runs/bench-boot" /lab/run/first-line 2>/dev/null)
+	end=$EPOCHREALTIME
+	[ -n "$t_first" ] || { echo "bench-boot: $arch guest printed nothing" >&2; exit 2; }
+	echo "$(echo "$t_first - $start" | bc) $(echo "$end - $start" | bc)"
+}
+
+printf '%-8s %5s %14s %10s %9s %8s %11s\n' arch runs first-line/s exit/s floor/s ratio initrd/KiB
+ratios=()
+for arch in $arches; do
+	make -s --no-print-directory ARCH="$arch" kernel initramfs floor host-tools >/dev/null
+	first=() total=() floor=()
+	for i in $(seq "$runs"); do
+		times=$(lab_once "$arch")
+		first+=("${times% *}")
+		total+=("${times#* }")
+		times=$(floor_once "$arch")
+		floor+=("$times")
+		: "$i"
+	done
+	f=$(printf '%s\n' "${first[@]}" | median)
+	fl=$(printf '%s\n' "${floor[@]}" | median)
+	ratio=$(echo "scale=3; $f / $fl" | bc)
+	printf '%-8s %5d %14.2f %10.2f %9.2f %8.2f %11d\n' "$arch" "$runs" "$f" \
+		"$(printf '%s\n' "${total[@]}" | median)" "$fl" "$ratio" \
+		$(($(stat -c %s "build/$arch/initramfs.cpio") / 1024))
+	ratios+=("$arch first-line/floor $(printf '%.2f' "$ratio")")
 done
+printf '%s\n' "${ratios[@]}"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench-lab.sh: the topology lab, measured side by side in one run (warm
-# build, TCG, median of RUNS, default 3):
+# build, TCG, median of BENCH_RUNS, default 3):
 #   - topo/bridge.topo per arch: launcher start to first test result, total
 #     wall time, and the peak memory (sum of QEMU RSS) of the whole lab;
 #   - start-up of three guests against one (time to the first result, which
@@ -12,7 +12,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-runs=${RUNS:-3}
+runs=${BENCH_RUNS:-3}
 # shellcheck source=tools/build/arch.sh
 . "$top/tools/build/arch.sh"
 arches=${BENCH_ARCHES:-$(arch_defaults)}
