@@ -259,7 +259,8 @@ $(FLOOR_INIT): tools/bench/floor-init.c | toolchain
 	@echo "  CC      floor-init ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
 
-$(B)/floor.cpio: $(FLOOR_INIT) $(KIMAGE)
+# gen_init_cpio is a host tool of the kernel build: kernel first.
+$(B)/floor.cpio: $(FLOOR_INIT) | kernel
 	@printf '%s\n' 'dir /dev 0755 0 0' 'nod /dev/console 0600 0 0 c 5 1' \
 		'file /init $(FLOOR_INIT) 0755 0 0' | $(KOBJ)/usr/gen_init_cpio - >$@
 	@echo "  INITRD  $(@:$(TOP)/%=%): $$(($$(stat -c %s $@) / 1024)) KiB"

@@ -130,7 +130,7 @@ test_ktap_writer_golden() {
 	diff -u "$top/tests/ktap/example.ktap" <(bash "$top/tests/ktap/example.sh")
 	closing=$("$top/tools/ktap/close.sh" "$top/tests/ktap/example.ktap") || rc=$?
 	expect_eq "$(cat "$top/tests/ktap/example.close")" "$closing" "closing line"
-	[ $rc -eq 1 ] || fail "ktap-close.sh exit $rc for a document with failures, wanted 1"
+	[ $rc -eq 1 ] || fail "ktap/close.sh exit $rc for a document with failures, wanted 1"
 }
 
 # Without root, missing packages are listed in one message, exit 1.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-build.sh: per arch, side by side in one run,
+# build.sh (make bench-build): per arch, side by side in one run,
 #   cold    a kernel build in an empty object folder with ccache off,
 #   no-op   the same build again with nothing changed,
 #   edit    the build after the last patch of the series was edited (its

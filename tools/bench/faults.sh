@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-faults.sh: how close the wires' faults come to what they are set
+# faults.sh (make bench-faults): how close the wires' faults come to what they are set
 # to, measured side by side in one run.
 #
 #   relay    FRAMES (default 10,000) timestamped frames, one a millisecond,

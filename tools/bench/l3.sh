@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-l3.sh: the cost of L3 network namespaces, measured side by side in
+# l3.sh (make bench-l3): the cost of L3 network namespaces, measured side by side in
 # one run (ARCH, default: the first default arch).  Inside one guest,
 # TCP request/response rate and stream throughput, and UDP
 # request/response rate over a connected socket and with sendto() from

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-lab.sh: the topology lab, measured side by side in one run (warm
+# lab.sh (make bench-lab): the topology lab, measured side by side in one run (warm
 # build, TCG, median of BENCH_RUNS, default 3):
 #   - topo/bridge.topo per arch: launcher start to first test result, total
 #     wall time, and the peak memory (sum of QEMU RSS) of the whole lab;

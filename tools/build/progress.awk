@@ -4,7 +4,7 @@
 # Turns kbuild's "  CC      path" lines into a progress count, one line per
 # 200 compiled files (rewritten in place with TTY=1), and passes everything
 # else (warnings, errors) through untouched.  Usage:
-#   make ... | awk -v label="KERNEL  x86_64" -v tty=0|1 -f build-progress.awk
+#   make ... | awk -v label="KERNEL  x86_64" -v tty=0|1 -f tools/build/progress.awk
 /^  [A-Z0-9_]+ +[^ ]/ || /^Kernel: .* is ready/ {
 	if ($1 == "CC" || $1 == "AS")
 		n++

@@ -9,10 +9,12 @@
 # CONFIG_L3_NET_NS off (configs/no-l3net.config).
 #
 # A build that passed is remembered in build/series-check/passed, keyed
-# by everything it was made from (the patches up to it, the config
-# fragments, the arch file, the compiler, the tarball), so a run that
-# was stopped resumes where it stopped, and a changed patch re-checks
-# itself and what follows.  SERIES_FRESH=1 forgets them.
+# by what it was made from: the source tree as applied (git's tree hash
+# of the worktree, so the tarball and every patch up to it as git am
+# applied them), the config fragments, the arch file, the Makefile and
+# check-config.sh, the compilers and linker.  A run that was stopped
+# resumes where it stopped; a changed patch re-checks itself and what
+# follows.  SERIES_FRESH=1 forgets them.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,37 +24,46 @@ cd "$top"
 arches=${SERIES_ARCHES:-$(arch_defaults)}
 tree=$top/build/linux
 work=$top/build/series-check
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' patches/series)
 
 passed=$work/passed
 mkdir -p "$work"
+# One run at a time: a second would remove the first one's worktree.
+exec 9>"$work/lock"
+flock -n 9 || { echo "series-check: another run holds $work/lock" >&2; exit 1; }
 [ "${SERIES_FRESH:-0}" != 1 ] || rm -f "$passed"
 touch "$passed"
 
-# The key of one build: ARCH, its EXTRA fragment and the first N patches.
+# The key of building the worktree as it is for ARCH with fragment EXTRA
+# (called where set -e does not act: every step is checked).
 build_key() {
-	local arch=$1 extra=$2 n=$3
+	local arch=$1 extra=$2 cc tree
+	cc=$(arch_get "$arch" cross_compile)
+	tree=$(git -C "$work/src" rev-parse 'HEAD^{tree}') || return 1
 	{
-		echo "$arch $extra"
-		cat "$top/arch/$arch.conf" configs/common.config "configs/$arch.config" ${extra:+"$extra"}
-		"$(arch_get "$arch" cross_compile)gcc" --version | head -n 1
-		stat -c '%s %Y' "${TARBALL:-/usr/src/linux-source-6.1.tar.xz}"
-		for p in "${patches[@]:0:$n}"; do cat "$top/patches/$p"; done
+		echo "$arch $extra $tree" &&
+			cat "$top/arch/$arch.conf" configs/common.config "configs/$arch.config" \
+				${extra:+"$extra"} Makefile tools/build/check-config.sh &&
+			"${cc}gcc" --version | sed -n 1p && gcc --version | sed -n 1p &&
+			"${cc}ld" --version | sed -n 1p
 	} | sha256sum | cut -c1-32
 }
 
 # Builds unless the same inputs built before; names the log on failure.
+# Variables given to the make that runs this script (DEBUG=1, -i, ...)
+# must not reach the build: MAKEFLAGS goes.
 check_build() {
-	local arch=$1 extra=$2 n=$3 kobj=$4 label=$5 key
-	key=$(build_key "$arch" "$extra" "$n")
+	local arch=$1 extra=$2 kobj=$3 label=$4 key
+	key=$(build_key "$arch" "$extra") || { echo "series-check: no key for $label" >&2; return 1; }
 	if grep -qx "$key" "$passed"; then
 		echo "  PASSED  $label (built before from the same inputs)"
 		return 0
 	fi
 	echo "  BUILD   $label"
 	rm -f "$kobj/.config"
-	make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= \
-		KOBJ="$kobj" EXTRA_FRAGMENTS="$extra" kernel >"$kobj.log" 2>&1 || {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory ARCH="$arch" \
+		KSRC="$work/src" TREE= KOBJ="$kobj" EXTRA_FRAGMENTS="$extra" DEBUG=0 V=0 \
+		kernel >"$kobj.log" 2>&1 || {
 		tail -n 20 "$kobj.log" >&2
 		return 1
 	}
@@ -74,14 +85,14 @@ for i in "${!patches[@]}"; do
 	extra=
 	grep -q '^config L3_NET_NS$' "$work/src/init/Kconfig" || extra=configs/no-l3net.config
 	for arch in $arches; do
-		check_build "$arch" "$extra" $((i + 1)) "$work/$arch" \
+		check_build "$arch" "$extra" "$work/$arch" \
 			"$((i + 1))/${#patches[@]} $p ($arch)" ||
 			{ echo "series-check: the $arch build breaks at $p" >&2; exit 1; }
 	done
 done
 # The feature must also build when it is switched off.
 for arch in $arches; do
-	check_build "$arch" configs/no-l3net.config ${#patches[@]} "$work/$arch-off" \
+	check_build "$arch" configs/no-l3net.config "$work/$arch-off" \
 		"all patches, CONFIG_L3_NET_NS off ($arch)" ||
 		{ echo "series-check: the $arch build breaks with CONFIG_L3_NET_NS off" >&2; exit 1; }
 done

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# ktap-close.sh FILE: the closing line of the KTAP document in FILE,
+# close.sh FILE: the closing line of the KTAP document in FILE,
 # "N passed, N failed, N skipped" (tools/ktap/count.awk counts, a truncated
 # or bailed-out run failing); exit 1 if anything failed.
 set -euo pipefail
