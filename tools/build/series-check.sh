@@ -74,6 +74,8 @@ rm -rf "$work/src"
 git -C "$tree" worktree prune
 git -C "$tree" worktree add -q --detach "$work/src" pristine
 trap 'git -C "$tree" worktree remove --force "$work/src" 2>/dev/null || true' EXIT
+# A signal ends the run through the EXIT trap too: no worktree left.
+trap 'exit 130' INT TERM HUP
 
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
