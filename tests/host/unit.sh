@@ -12,6 +12,8 @@ KTAP_TMP=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-unit.XXXXXX")
 export KTAP_TMP
 trap 'rm -rf "$KTAP_TMP"' EXIT
 . "$top/tests/lib/ktap.sh"
+# shellcheck source=tests/lib/fake-arch.sh
+. "$top/tests/lib/fake-arch.sh"
 
 scratch() {	# a fresh, empty folder for one test
 	local d
@@ -308,13 +310,7 @@ $d/long.topo:4: command longer than 65536 bytes" "$out" "messages"
 fake_arch() {
 	local d
 	d=$(scratch)
-	mkdir -p "$d/arch" "$d/configs" "$d/build/toy/kernel"
-	cp "$top/configs/common.cmdline" "$d/configs/"
-	cp "$top"/arch/*.conf "$d/arch/"
-	printf '%s\n' "qemu=$top/tests/host/fake-qemu" machine=toyboard kernel_image=Image \
-		>"$d/arch/toy.conf"
-	: >"$d/build/toy/kernel/Image"
-	: >"$d/build/toy/initramfs.cpio"
+	fake_arch_into "$d" "$top"
 	echo "$d"
 }
 

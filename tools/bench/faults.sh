@@ -28,12 +28,9 @@ lab=$top/build/host/lab
 
 make -s --no-print-directory host-tools >/dev/null
 rm -rf "$work"
-mkdir -p "$work/arch" "$work/configs" "$work/build/toy/kernel"
-cp "$top/configs/common.cmdline" "$work/configs/"
-printf '%s\n' "qemu=$top/tests/host/fake-qemu" machine=toyboard kernel_image=Image \
-	>"$work/arch/toy.conf"
-: >"$work/build/toy/kernel/Image"
-: >"$work/build/toy/initramfs.cpio"
+# shellcheck source=tests/lib/fake-arch.sh
+. "$top/tests/lib/fake-arch.sh"
+fake_arch_into "$work" "$top"
 
 # One relay case: WIRE (a link or lan line for a:eth1 and b:eth1); prints
 # "delivered LOSS% p50 p90 p99 max".

@@ -86,7 +86,9 @@ static double percent(const char *s)
 int fault_key(const char *key)
 {
 	static const char *const keys[] = {
-		"delay", "jitter", "loss", "duplicate", "reorder", "rate", "seed",
+		[FAULT_DELAY] = "delay", [FAULT_JITTER] = "jitter", [FAULT_LOSS] = "loss",
+		[FAULT_DUPLICATE] = "duplicate", [FAULT_REORDER] = "reorder",
+		[FAULT_RATE] = "rate", [FAULT_SEED] = "seed",
 	};
 	int i;
 
@@ -99,31 +101,33 @@ int fault_key(const char *key)
 int fault_option(struct fault *f, const char *key, const char *val, char *err,
 		 size_t errlen)
 {
+	int k = fault_key(key);
 	double v;
 	char *end;
 
-	if (!strcmp(key, "delay") || !strcmp(key, "jitter")) {
+	switch (k) {
+	case FAULT_DELAY:
+	case FAULT_JITTER:
 		v = with_unit(val, time_units);
 		if (v < 0 || v > 10e6 || (v > 0 && v < 1)) {
 			snprintf(err, errlen, "%s=%s: give 0 or a time from 1us to 10s, in us, ms or s (10ms)",
 				 key, val);
 			return -1;
 		}
-		*(key[0] == 'd' ? &f->delay_us : &f->jitter_us) = lround(v);
+		*(k == FAULT_DELAY ? &f->delay_us : &f->jitter_us) = lround(v);
 		return 1;
-	}
-	if (!strcmp(key, "loss") || !strcmp(key, "duplicate") || !strcmp(key, "reorder")) {
+	case FAULT_LOSS:
+	case FAULT_DUPLICATE:
+	case FAULT_REORDER:
 		v = percent(val);
 		if (v < 0) {
 			snprintf(err, errlen, "%s=%s: give a percentage from 0%% to 100%% (1%%, 0.5%%)",
 				 key, val);
 			return -1;
 		}
-		*(key[0] == 'l' ? &f->loss : key[0] == 'd' ? &f->duplicate : &f->reorder) = v;
+		*(k == FAULT_LOSS ? &f->loss : k == FAULT_DUPLICATE ? &f->duplicate : &f->reorder) = v;
 		return 1;
-	}
-	if (!strcmp(key, "rate")) {
-		/* rate=0: no limit, so that link-set can lift one. */
+	case FAULT_RATE:	/* rate=0: no limit, so that link-set can lift one */
 		v = strcmp(val, "0") ? with_unit(val, rate_units) : 0;
 		if (v < 0 || (v > 0 && v < 8) || v > 100e9) {
 			snprintf(err, errlen, "rate=%s: give 0 (no limit) or a rate from 8bit to 100gbit, in tc's units (10mbit, 1mbps)",
@@ -132,16 +136,16 @@ int fault_option(struct fault *f, const char *key, const char *val, char *err,
 		}
 		f->rate_bps = llround(v);
 		return 1;
-	}
-	if (!strcmp(key, "seed")) {
+	case FAULT_SEED:
 		errno = 0;
 		if (*val < '0' || *val > '9' || (f->seed = strtoull(val, &end, 10), *end) || errno) {
 			snprintf(err, errlen, "seed=%s: give a whole number below 2^64", val);
 			return -1;
 		}
 		return 1;
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 int fault_set(struct fault *f, const char *opts, char *err, size_t errlen)
@@ -283,12 +287,18 @@ static void insert(struct fault_queue *q, struct fault_frame *fr)
 	q->queued++;
 }
 
+/* No room for LEN more bytes: a full queue drops at its tail, as netem's. */
+static int queue_full(const struct fault_queue *q, size_t len)
+{
+	return q->queued >= FAULT_QUEUE_MAX || q->bytes + len > FAULT_QUEUE_BYTES;
+}
+
 static void queue_copy(struct fault_queue *q, const void *frame, size_t len, long long due_us)
 {
 	struct fault_frame *fr;
 
-	if (q->queued >= FAULT_QUEUE_MAX || q->bytes + len > FAULT_QUEUE_BYTES)
-		return;		/* a full queue's tail drop */
+	if (queue_full(q, len))
+		return;
 	fr = malloc(sizeof(*fr) + len);
 	if (!fr)
 		return;		/* a frame lost to memory is still a lost frame */
@@ -305,8 +315,9 @@ void fault_enqueue(struct fault_queue *q, const struct fault *f, const void *fra
 	double lose = uniform(q), dup = uniform(q), jump = uniform(q), jit = uniform(q);
 	long long delay = f->delay_us, start = now_us;
 
-	if (lose < f->loss || q->queued >= FAULT_QUEUE_MAX || q->bytes + len > FAULT_QUEUE_BYTES)
-		return;		/* lost, or a full queue's tail drop */
+	/* Lost, or dropped before it takes the rate limit's time. */
+	if (lose < f->loss || queue_full(q, len))
+		return;
 	if (jump < f->reorder)
 		delay = 0;
 	else if (f->jitter_us)

@@ -25,7 +25,12 @@ struct fault {
 #define FAULT_QUEUE_MAX		1000
 #define FAULT_QUEUE_BYTES	(4 << 20)
 
-/* KEY's number (0 to 6) if it is an impairment key, else -1. */
+enum fault_key {		/* the impairment keys, in the order they print */
+	FAULT_DELAY, FAULT_JITTER, FAULT_LOSS, FAULT_DUPLICATE, FAULT_REORDER,
+	FAULT_RATE, FAULT_SEED,
+};
+
+/* KEY's number (an enum fault_key) if it is an impairment key, else -1. */
 int fault_key(const char *key);
 /*
  * KEY=VAL into F: 1 if KEY is one of delay, jitter, loss, duplicate,

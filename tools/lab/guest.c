@@ -73,12 +73,16 @@ static const char *const report_marks[] = {
 };
 
 /* Node N's console log, as QEMU writes it (logfile=). */
+static void console_path(struct lab *l, int n, char *path, size_t size)
+{
+	snprintf(path, size, "%s/%s.console.log", l->o->qemu.run_dir, l->t->nodes[n].name);
+}
+
 static FILE *console_open(struct lab *l, int n)
 {
 	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/%s.console.log", l->o->qemu.run_dir,
-		 l->t->nodes[n].name);
+	console_path(l, n, path, sizeof(path));
 	return fopen(path, "r");
 }
 
@@ -115,8 +119,7 @@ void guests_check_consoles(struct lab *l)
 		return;
 	l->consoles_checked_ms = lab_now_ms();
 	for (n = 0; n < l->t->nnodes && !l->failure[0]; n++) {
-		snprintf(path, sizeof(path), "%s/%s.console.log", l->o->qemu.run_dir,
-			 l->t->nodes[n].name);
+		console_path(l, n, path, sizeof(path));
 		if (!stat(path, &st) && st.st_size > LAB_CONSOLE_MAX)
 			lab_fail(l, "node %s: its console printed over %d MiB (see %s.console.log)",
 				 l->t->nodes[n].name, LAB_CONSOLE_MAX >> 20, l->t->nodes[n].name);

@@ -50,6 +50,8 @@ static int hub_open(struct lab *l, struct hub *h, int w)
 
 	h->wire = w;
 	h->n = wire->nmembers;
+	for (m = 0; m < h->n; m++)
+		h->fd[m] = -1;	/* what hubs_close closes if this fails half-way */
 	h->fault = wire->fault;
 	h->queue = calloc(h->n * h->n, sizeof(*h->queue));
 	if (!h->queue)
@@ -77,7 +79,7 @@ static int hub_open(struct lab *l, struct hub *h, int w)
 int hubs_open(struct lab *l)
 {
 	const struct topo *t = l->t;
-	int w, m;
+	int w;
 
 	l->hubs = calloc(t->nwires, sizeof(*l->hubs));
 	if (!l->hubs)
@@ -85,8 +87,6 @@ int hubs_open(struct lab *l)
 	for (w = 0; w < t->nwires; w++) {
 		if (!qemu_wire_relayed(&l->o->qemu, &t->wires[w]))
 			continue;
-		for (m = 0; m < TOPO_MAX_MEMBERS; m++)
-			l->hubs[l->nhubs].fd[m] = -1;
 		if (hub_open(l, &l->hubs[l->nhubs++], w))
 			return -1;
 	}
@@ -152,7 +152,7 @@ void hub_relay(struct hub *h, int from)
 	int impaired = fault_active(&h->fault), m;
 	long long now = lab_now_us();
 	struct delivery d = { h, 0 };
-	static char frame[HUB_FRAME_MAX];
+	char frame[HUB_FRAME_MAX];
 	ssize_t n;
 
 	while ((n = recv(h->fd[from], frame, sizeof(frame), 0)) > 0)

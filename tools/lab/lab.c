@@ -171,7 +171,7 @@ static void arches(const struct topo *t)
 
 static void graph(const struct topo *t)
 {
-	char faults[256];
+	char faults[256], *seed;
 	int i, w, m;
 
 	printf("graph \"%s\" {\n", t->path);
@@ -184,8 +184,9 @@ static void graph(const struct topo *t)
 
 		/* The impairments, without the seed, label the wire. */
 		fault_format(&wr->fault, faults, sizeof(faults));
-		if (strstr(faults, " seed="))
-			*strstr(faults, " seed=") = '\0';
+		seed = strstr(faults, " seed=");
+		if (seed)
+			*seed = '\0';
 		if (!wr->is_lan) {
 			printf("  \"%s\" -- \"%s\" [taillabel=\"%s\", headlabel=\"%s\"%s%s%s];\n",
 			       t->nodes[wr->members[0].node].name,

@@ -96,7 +96,7 @@ void lab_pump(struct lab *l, int ms)
 	struct pollfd pfd[TOPO_MAX_NODES + TOPO_MAX_WIRES * TOPO_MAX_MEMBERS];
 	int who[TOPO_MAX_NODES + TOPO_MAX_WIRES * TOPO_MAX_MEMBERS];
 	int np = 0, i, h, m, n;
-	long long due = hubs_release(l), wait_us = ms > 0 ? ms * 1000LL : 0;
+	long long due = hubs_release(l), now = lab_now_us(), wait_us = ms > 0 ? ms * 1000LL : 0;
 	struct timespec ts;
 
 	for (n = 0; n < l->t->nnodes; n++) {
@@ -115,8 +115,8 @@ void lab_pump(struct lab *l, int ms)
 		}
 
 	/* A queued frame due sooner shortens the wait: delays hold to the us. */
-	if (due >= 0 && due - lab_now_us() < wait_us)
-		wait_us = due > lab_now_us() ? due - lab_now_us() : 0;
+	if (due >= 0 && due - now < wait_us)
+		wait_us = due > now ? due - now : 0;
 	ts.tv_sec = wait_us / 1000000;
 	ts.tv_nsec = wait_us % 1000000 * 1000;
 	if (ppoll(pfd, np, &ts, NULL) < 0 && errno != EINTR) {
@@ -415,7 +415,6 @@ static void report_setup(struct lab *l, int *num, int *passed, int *failed)
 	}
 }
 
-/* The topology's tests in file order, one KTAP result each. */
 /* A link step between tests, as a KTAP comment; a step that fails fails the lab. */
 static void run_link_step(struct lab *l, const struct topo_test *tt)
 {
@@ -453,6 +452,7 @@ static int run_test(struct lab *l, const struct topo_test *tt, const char *log, 
 	}
 }
 
+/* The topology's tests in file order, one KTAP result each, link steps between. */
 static void run_tests(struct lab *l, int *num, int *passed, int *failed)
 {
 	const struct topo *t = l->t;

@@ -290,7 +290,7 @@ static struct topo_wire *new_wire(struct parser *p)
 static int parse_members(struct parser *p, int idx, char *rest, const char *kind)
 {
 	struct topo_wire *wr = &p->t->wires[idx];
-	unsigned int seen = 0;
+	unsigned int seen = 0, bit;
 	int members = 0, r;
 	char *w, *eq, err[160];
 	const char *why;
@@ -299,12 +299,16 @@ static int parse_members(struct parser *p, int idx, char *rest, const char *kind
 		eq = strchr(w, '=');
 		if (eq && !strchr(w, ':')) {
 			*eq++ = '\0';
-			r = strcmp(w, "mtu") ? fault_option(&wr->fault, w, eq, err, sizeof(err)) : 1;
-			/* mtu is bit 31: after the impairment keys' numbers. */
-			if (r > 0 && (seen & (strcmp(w, "mtu") ? 1u << fault_key(w) : 1u << 31)))
+			if (!strcmp(w, "mtu")) {
+				r = 1;
+				bit = 1u << 31;	/* after the impairment keys' numbers */
+			} else {
+				r = fault_option(&wr->fault, w, eq, err, sizeof(err));
+				bit = r > 0 ? 1u << fault_key(w) : 0;
+			}
+			if (seen & bit)
 				error_at(p, p->line, "%s= given twice", w);
-			if (r > 0)
-				seen |= strcmp(w, "mtu") ? 1u << fault_key(w) : 1u << 31;
+			seen |= bit;
 			if (!strcmp(w, "mtu"))
 				wr->mtu = number_option(p, w, eq, 68, 65535);
 			else if (r < 0)
@@ -441,6 +445,17 @@ static void parse_test(struct parser *p, char *rest)
 	p->t->ntests++;
 }
 
+/* The link step a statement's keyword names, or TOPO_TEST if none. */
+static enum topo_step step_named(const char *kw)
+{
+	enum topo_step s;
+
+	for (s = TOPO_LINK_DOWN; s <= TOPO_LINK_SET; s++)
+		if (kw && !strcmp(kw, topo_step_name(s)))
+			return s;
+	return TOPO_TEST;
+}
+
 /*
  * link-down NODE:IFACE, link-up NODE:IFACE, link-set NODE:IFACE KEY=VALUE...
  * into *TT, the node and interface names into NODE and IFNAME for
@@ -455,8 +470,7 @@ static int read_step(struct parser *p, const char *kw, char *rest, struct topo_t
 	memset(tt, 0, sizeof(*tt));
 	tt->line = p->line;
 	tt->node = -1;
-	tt->step = !strcmp(kw, "link-down") ? TOPO_LINK_DOWN :
-		   !strcmp(kw, "link-up") ? TOPO_LINK_UP : TOPO_LINK_SET;
+	tt->step = step_named(kw);
 	colon = w ? strchr(w, ':') : NULL;
 	if (!colon || colon == w || !colon[1] || strlen(colon + 1) >= TOPO_NAME_MAX ||
 	    colon - w >= TOPO_NAME_MAX) {
@@ -520,7 +534,7 @@ static void parse_line(struct parser *p, char *line)
 		parse_lan(p, rest);
 	else if (!strcmp(kw, "test"))
 		parse_test(p, rest);
-	else if (!strcmp(kw, "link-down") || !strcmp(kw, "link-up") || !strcmp(kw, "link-set"))
+	else if (step_named(kw) != TOPO_TEST)
 		parse_step(p, kw, rest);
 	else
 		error_at(p, p->line, "unknown statement '%s' (node, link, lan, test, link-down, link-up, link-set)",
@@ -812,7 +826,7 @@ int topo_parse_step(const struct topo *t, const char *line, struct topo_test *st
 	const char *kw = next_word(&rest);
 
 	memset(step, 0, sizeof(*step));
-	if (!kw || (strcmp(kw, "link-down") && strcmp(kw, "link-up") && strcmp(kw, "link-set")))
+	if (step_named(kw) == TOPO_TEST)
 		error_at(&p, 1, "expected link-down, link-up or link-set");
 	else if (!read_step(&p, kw, rest, step, node, ifname)) {
 		step->node = topo_find_node(t, node);
