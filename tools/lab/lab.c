@@ -256,12 +256,14 @@ static int mkdir_p(const char *path)
 	return rc;
 }
 
-/* What a later reader needs to reproduce the run, before the command lines. */
+/*
+ * What a later reader needs to reproduce the run, before the command lines
+ * (the QEMU versions follow them: lab_start asks once the guests boot).
+ */
 static void write_reproduce(const struct topo *t, const struct run_opts *o,
 			    const char *command)
 {
 	char path[4096], line[256];
-	struct arch_desc arch;
 	FILE *f, *in;
 	int i, j;
 
@@ -293,14 +295,6 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o,
 			fprintf(f, "# kernel %s: %s", t->nodes[i].arch, line);
 		if (in)
 			fclose(in);
-		if (arch_load(o->qemu.top, t->nodes[i].arch, &arch))
-			continue;
-		snprintf(path, sizeof(path), "%s --version", arch.qemu);
-		in = popen(path, "r");
-		if (in && fgets(line, sizeof(line), in))
-			fprintf(f, "# %s", line);
-		if (in)
-			pclose(in);
 	}
 	fclose(f);
 }
@@ -352,7 +346,7 @@ static int run_in_folder(const struct topo *t, struct run_opts *o, const char *r
 	struct sockaddr_un sun;
 	int rc;
 
-	lab_signals();	/* before the slow steps below: QEMU --version, say */
+	lab_signals();	/* before the steps below, which may be slow */
 	if (!run_dir) {
 		default_run_dir(dir, sizeof(dir), o->qemu.build, command ? "boot" : t->path);
 		run_dir = dir;
