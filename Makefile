@@ -70,7 +70,7 @@ PATCHES := patches/series $(wildcard patches/*.patch)
 ktap_close = tools/ktap/close.sh $(1)
 
 .DELETE_ON_ERROR:
-.PHONY: help deps tree toolchain kernel config initramfs floor run shell lint graph \
+.PHONY: help deps tree toolchain kernel config userland initramfs floor run shell lint graph \
 	lab-images host-tools argv golden fuzz checkpatch series-check check unit \
 	stress-l3 bench-boot bench-build bench-lab bench-l3 bench-faults clean distclean FORCE
 
@@ -89,7 +89,7 @@ help:
 	@echo '  make deps                  install the Debian packages the lab needs (root)'
 	@echo '  make tree                  unpack linux-source and apply patches/series'
 	@echo '  make kernel                configure and build the kernel for ARCH'
-	@echo '  make initramfs             the guest userland for ARCH'
+	@echo '  make userland              the guest userland images for ARCH'
 	@echo '  make unit                  host-side unit tests only'
 	@echo '  make golden                rewrite tests/lab-argv and tests/lab-dump (lab argv, boot -n, dump)'
 	@echo '  make checkpatch            checkpatch --strict on every patch of the series'
@@ -187,9 +187,12 @@ $(B)/kselftests/%: $(TREE_STAMP) | toolchain
 		$(SELFTESTS)/$(filter %/$*,$(KSELFTESTS)).c 2>&1 | \
 		{ grep -v -e 'in function' -e 'statically linked applications requires' >&2 || true; }
 
-# The initramfs is two concatenated archives: the Debian userland, rebuilt
-# only when the package list changes, and the lab's own files, small and
-# rebuilt in a second.
+# The guest userland is read-only EROFS images, one file each, that the
+# launcher attaches as virtio disks: userland.erofs is every guest's root
+# (root=/dev/vda): the Debian programs (base.cpio, rebuilt only when the
+# package list changes) and the lab's own files; a payload image (IMAGES)
+# is attached only to the guests that name it (images= in a topology,
+# lab boot -i, "# images:" in a guest suite) and mounted on /lab/NAME.
 $(B)/base.cpio: initramfs/packages initramfs/build-base.sh | deps
 	@mkdir -p $(@D)
 	@initramfs/build-base.sh $(ARCH) $@
@@ -201,6 +204,14 @@ GUEST_CFLAGS := -static -s -O2 -Wall -Wextra -Werror
 $(AGENT): tools/lab/agent.c tools/lab/proto.h | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      lab-agent ($(ARCH))"
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
+
+# PID 1 of every guest: mounts, NIC names, the payload (tools/lab/init.c).
+LAB_INIT := $(B)/bin/lab-init
+
+$(LAB_INIT): tools/lab/init.c | toolchain
+	@mkdir -p $(@D)
+	@echo "  CC      lab-init ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
 
 # l3ns (tools/l3ns): manages L3 network namespaces inside the guests.
@@ -229,25 +240,39 @@ $(DEBUG_TOOLS): $(B)/bin/%: tools/debug/%.c | toolchain
 	@echo "  CC      $* ($(ARCH))"
 	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
 
-# DEST=SRC pairs for the overlay archive.
-OVERLAY := init=initramfs/init \
+# DEST=SRC pairs of the root image, on top of base.cpio.
+USERLAND := init=$(LAB_INIT) \
 	$(foreach f,$(wildcard initramfs/run/*),lab/run/$(notdir $(f))=$(f)) \
 	lab/tests/ktap.sh=tests/lib/ktap.sh \
 	$(foreach f,$(wildcard tests/guest/*),lab/tests/$(notdir $(f))=$(f)) \
-	$(foreach f,$(KSELFTEST_BINS),lab/kselftests/$(notdir $(f))=$(f)) \
-	lab/bin/lab-agent=$(AGENT) \
+	lab/run/agent=$(AGENT) \
 	usr/bin/l3ns=$(L3NS) \
 	usr/bin/tcpbench=$(TCPBENCH) \
 	$(foreach t,$(DEBUG_TOOLS),usr/bin/$(notdir $(t))=$(t))
+# Payload images, and the DEST=SRC pairs of each.
+IMAGES := kselftests
+IMAGE_kselftests := $(foreach f,$(KSELFTEST_BINS),$(notdir $(f))=$(f))
+pair_sources = $(foreach p,$(1),$(lastword $(subst =, ,$(p))))
 
-$(B)/overlay.cpio: $(foreach p,$(OVERLAY),$(lastword $(subst =, ,$(p)))) initramfs/build-overlay.sh
-	@initramfs/build-overlay.sh $@ $(OVERLAY)
+$(B)/userland.erofs: $(B)/base.cpio $(call pair_sources,$(USERLAND)) initramfs/build-image.sh
+	@initramfs/build-image.sh $@ --base $(B)/base.cpio \
+		$(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND)
 
-$(B)/initramfs.cpio: $(B)/base.cpio $(B)/overlay.cpio
-	@cat $^ >$@
-	@echo "  INITRD  $(@:$(TOP)/%=%): $$(($$(stat -c %s $@) / 1024)) KiB"
+.SECONDEXPANSION:
+$(IMAGES:%=$(B)/%.erofs): $(B)/%.erofs: $$(call pair_sources,$$(IMAGE_$$*)) initramfs/build-image.sh
+	@initramfs/build-image.sh $@ $(IMAGE_$*)
 
-initramfs: $(B)/initramfs.cpio
+userland: $(B)/userland.erofs $(IMAGES:%=$(B)/%.erofs)
+
+# make bench-boot's proof that boot cost does not grow with the userland:
+# the root image and 20 MiB that nothing reads.
+$(B)/userland-padded.erofs: $(B)/userland.erofs
+	@head -c 20M /dev/zero | tr "\0" p >$(B)/pad-20M
+	@initramfs/build-image.sh $@ --base $(B)/base.cpio \
+		$(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND) lab/pad-20M=$(B)/pad-20M
+	@rm -f $(B)/pad-20M
+# Its name before the userland became images.
+initramfs: userland
 
 # make bench-boot's floor: the same kernel with nothing but floor-init as
 # /init (and /dev/console, which init's output needs), packed by the
@@ -276,7 +301,7 @@ LAB := $(BUILD)/host/lab
 LAB_SRCS := $(wildcard tools/lab/*.c)
 # The launcher reads arch/*.conf and configs/common.cmdline at run time,
 # from this clone.
-$(LAB): $(filter-out tools/lab/agent.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
+$(LAB): $(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      lab (host)"
 	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $@ $(filter %.c,$^) -lm
@@ -292,7 +317,7 @@ SERIES_HASH = $$(cat $(PATCHES) | sha256sum | cut -c1-16)
 lab-images: $(LAB)
 	@$(LAB) lint -a $(ARCH) $(TOPO_FILE)
 	@for a in $$($(LAB) arches -a $(ARCH) $(TOPO_FILE)); do \
-		$(MAKE) -s --no-print-directory ARCH=$$a DEBUG=$(DEBUG) kernel initramfs || exit 2; done
+		$(MAKE) -s --no-print-directory ARCH=$$a DEBUG=$(DEBUG) kernel userland || exit 2; done
 
 # run, shell and argv see the guests the same way.
 LAB_RUN_FLAGS := $(if $(filter 1,$(DEBUG)),-d) -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
@@ -323,7 +348,7 @@ golden: $(LAB)
 		for f in topo/*.topo; do \
 			$(LAB) argv -a $$a $$f >$(BUILD)/lab-argv/$$(basename $$f .topo).$$a.argv || exit 2; \
 		done; \
-		$(LAB) boot -n -a $$a /lab/tests/l2.sh >$(BUILD)/lab-argv/boot/$$a.argv || exit 2; \
+		$(LAB) boot -n -a $$a -i kselftests /lab/tests/l2.sh >$(BUILD)/lab-argv/boot/$$a.argv || exit 2; \
 	done
 	@rm -rf tests/lab-argv && mv $(BUILD)/lab-argv tests/lab-argv
 	@echo "  GOLDEN  tests/lab-argv: $$(find tests/lab-argv -name '*.argv' | wc -l) files"
@@ -349,14 +374,16 @@ graph: $(LAB)
 # node (lab boot), which fails the run on a panic, a hang or a kernel
 # report (BUG, WARN, KASAN, lockdep, RCU).  A debug kernel (KASAN's
 # shadow, lockdep) needs more memory and time and prints every message.
+# A suite's "# images: NAME,..." line attaches those payload images.
 GUEST_SUITES := $(notdir $(basename $(shell grep -lx '\# check: per arch' tests/guest/*.sh)))
 .PHONY: $(GUEST_SUITES)
 SUITE_FLAGS := -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
 	$(if $(filter 1,$(DEBUG)),-d -t 600 -m 1024 -T 1800 -e ignore_loglevel,-m 256 -T 600)
 
-$(GUEST_SUITES): kernel initramfs $(LAB)
+$(GUEST_SUITES): kernel userland $(LAB)
 	@rm -rf $(RUNS)/$@
-	@$(LAB) boot $(SUITE_FLAGS) -r $(RUNS)/$@ /lab/tests/$@.sh; \
+	@images=$$(sed -n 's/^# images: *//p' tests/guest/$@.sh); \
+	$(LAB) boot $(SUITE_FLAGS) $${images:+-i $$images} -r $(RUNS)/$@ /lab/tests/$@.sh; \
 		$(call ktap_close,$(RUNS)/$@/results.ktap)
 
 # Many short lives of L3 namespaces, several at once, always on the debug

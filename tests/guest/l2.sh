@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check: per arch
+# images: kselftests
 #
 # The L2 network namespace suite: the mainline mechanisms that the 2007 seed
 # designs describe, one test each.  Runs in one guest (lab boot) that has

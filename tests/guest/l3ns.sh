@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # check: per arch
+# images: kselftests
 #
 # The L3 network namespace suite, in one guest: each test of the series'
 # kselftest (tools/testing/selftests/net/l3net.c) as its own result, the

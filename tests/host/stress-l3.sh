@@ -43,8 +43,8 @@ timeout=${STRESS_TIMEOUT:-$((900 + 4 * cycles))}
 
 arch_check "$arch" stress-l3 || exit 2
 
-echo "  BUILD   debug kernel and initramfs ($arch)"
-make -s --no-print-directory ARCH="$arch" DEBUG=1 kernel initramfs || die "build failed"
+echo "  BUILD   debug kernel and userland ($arch)"
+make -s --no-print-directory ARCH="$arch" DEBUG=1 kernel userland || die "build failed"
 
 runs=build/$arch/runs
 run=$runs/stress-l3

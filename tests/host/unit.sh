@@ -163,6 +163,25 @@ test_lab_boot_bad_input() {
 		fail "no kernel image not named: $err"
 	expect_eq 1 "$(wc -l <<<"$err")" "lines of the message without a kernel"
 	[ ! -e "$d/run" ] || fail "a run folder was left without a kernel"
+	# a kernel but no userland image; then a payload image not built
+	mkdir -p "$d/nouser/x86_64/kernel"
+	: >"$d/nouser/x86_64/kernel/vmlinux"
+	rc=0
+	err=$("$lab" boot -a x86_64 -b "$d/nouser" -r "$d/run" /lab/tests/l2.sh 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status without a userland image"
+	expect_eq "lab: $d/nouser/x86_64/userland.erofs: no guest userland (make ARCH=x86_64 userland)" \
+		"$err" "message without a userland image"
+	: >"$d/nouser/x86_64/userland.erofs"
+	rc=0
+	err=$("$lab" boot -a x86_64 -b "$d/nouser" -r "$d/run" -i nosuch /lab/tests/l2.sh 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for an image not built"
+	expect_eq "lab: $d/nouser/x86_64/nosuch.erofs: no image 'nosuch' (make ARCH=x86_64 userland builds the Makefile's IMAGES)" \
+		"$err" "message for an image not built"
+	[ ! -e "$d/run" ] || fail "a run folder was left without an image"
+	rc=0
+	err=$("$lab" boot -a x86_64 -i userland /lab/tests/l2.sh 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for -i userland"
+	expect_eq "lab: -i: image 'userland' is every node's root already" "$err" "message for -i userland"
 	rc=0
 	err=$("$lab" boot -a x86_64 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status without a command"
@@ -174,7 +193,7 @@ test_lab_boot_bad_input() {
 	rc=0
 	err=$("$lab" run -T 5 "$top/topo/bridge.topo" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for lab run -T"
-	expect_eq "lab: run: -s, -K, -e, -q, -T and -n are options of lab boot" "$err" "message for lab run -T"
+	expect_eq "lab: run: -s, -K, -e, -q, -T, -n and -i are options of lab boot" "$err" "message for lab run -T"
 	[ -z "$(pgrep -f "qemu-system.*$d/")" ] || fail "QEMU started"
 }
 
@@ -282,8 +301,8 @@ test_lab_argv_golden() {
 	for a in $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//'); do
 		compared=$((compared + 1))
 		golden=$top/tests/lab-argv/boot/$a.argv
-		if ! diff -u "$golden" <(cd "$top" && "$lab" boot -n -a "$a" /lab/tests/l2.sh); then
-			echo "lab boot -n -a $a differs from tests/lab-argv/boot/$a.argv (make golden after a deliberate change)"
+		if ! diff -u "$golden" <(cd "$top" && "$lab" boot -n -a "$a" -i kselftests /lab/tests/l2.sh); then
+			echo "lab boot -n -a $a -i kselftests differs from tests/lab-argv/boot/$a.argv (make golden after a deliberate change)"
 			bad=1
 		fi
 	done
@@ -471,7 +490,7 @@ test_arch_is_one_file() {
 	out=$(LAB_TOP=$d "$lab" argv "$d/toy.topo") || fail "lab argv with arch/toy.conf: exit $?"
 	expect_eq "qemu-system-toy" "$(sed -n 2p <<<"$out" | cut -d' ' -f1)" "QEMU of node a"
 	grep -q -- "-M toyboard" <<<"$out" || fail "no -M toyboard: $out"
-	grep -q "console=ttyTOY0 lab.run=agent lab.node=a" <<<"$out" || fail "toy's cmdline missing: $out"
+	grep -q "console=ttyTOY0 root=/dev/vda ro rootfstype=erofs init=/init lab.run=agent lab.node=a" <<<"$out" || fail "toy's cmdline missing: $out"
 	grep -q "^# b (x86_64)" <<<"$out" || fail "node b did not get the native default arch: $out"
 	rc=0
 	out=$("$lab" lint "$d/toy.topo" 2>&1) || rc=$?
@@ -530,10 +549,42 @@ test_fault_queue() {
 	out=$("$d/fault_test") || fail "$(grep -v '^ok' <<<"$out")"
 }
 
+# A guest image: reproducible, readable by every user from its root down
+# (a 0700 / once shut uid 65534 out of the whole guest), files root-owned
+# where asked, mount points made; bad input named, no image left.
+test_image_builder() {
+	local d out rc a b
+	d=$(scratch)
+	mkdir -p "$d/base/bin"
+	echo base >"$d/base/bin/tool"
+	(cd "$d/base" && find . -mindepth 1 | cpio --quiet -o -H newc) >"$d/base.cpio"
+	echo payload >"$d/payload"
+	chmod 0700 "$d/payload"
+	for out in a b; do
+		"$top/initramfs/build-image.sh" "$d/$out.erofs" --base "$d/base.cpio" \
+			--dir lab/kselftests lab/run/x="$d/payload" >/dev/null ||
+			{ fail "build-image.sh failed"; return; }
+		touch "$d/payload"
+	done
+	a=$(sha256sum <"$d/a.erofs") b=$(sha256sum <"$d/b.erofs")
+	expect_eq "$a" "$b" "two builds of the same inputs"
+	out=$(dump.erofs --path=/ "$d/a.erofs")
+	grep -q 'Uid: 0   Gid: 0  Access: 0755/' <<<"$out" || fail "image root not 0755 root:root: $out"
+	for f in /bin/tool /lab/run/x /lab/kselftests; do
+		dump.erofs --path="$f" "$d/a.erofs" | grep -q 'Uid: 0   Gid: 0' ||
+			fail "$f not in the image, root-owned"
+	done
+	rc=0
+	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" lab/y="$d/nosuch" 2>&1) || rc=$?
+	expect_eq 1 $rc "exit status for a missing file"
+	expect_eq "build-image: $d/nosuch: not found" "$out" "message for a missing file"
+	[ ! -e "$d/c.erofs" ] && [ ! -e "$d/c.erofs.tmp" ] || fail "an image was left after an error"
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 23
+ktap_header 24
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -557,3 +608,4 @@ ktap_run "a deaf agent, a closed channel, a late panic, a console flood: exit 2,
 ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output
 ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, seeded" test_fault_queue
 ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named" test_shell_link_steps
+ktap_run "a guest image is reproducible, world-readable from /, root-owned" test_image_builder

@@ -11,5 +11,6 @@ fake_arch_into() {
 	printf '%s\n' "qemu=$2/tests/host/fake-qemu" machine=toyboard kernel_image=Image \
 		>"$1/arch/toy.conf"
 	: >"$1/build/toy/kernel/Image"
-	: >"$1/build/toy/initramfs.cpio"
+	: >"$1/build/toy/userland.erofs"
+	: >"$1/build/toy/kselftests.erofs"
 }

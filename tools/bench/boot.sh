@@ -6,11 +6,13 @@
 #   lab     a lab guest: the time from launching `lab boot` to the first
 #           line its command prints (the payload prints a KTAP header and
 #           returns), and to QEMU's exit: the floor every suite pays;
-#   floor   the same kernel and QEMU command line with nothing but
-#           floor-init as /init: the time from launching QEMU to the one
-#           line it prints on the console, what the kernel alone costs.
-#           (The lab guest's clock starts at the launcher, so its own
-#           start-up, a few ms, is in the ratio.)
+#   padded  the same with 20 MiB more in the userland image, which nothing
+#           reads: boot cost must not grow with the userland;
+#   floor   the same kernel and QEMU command line with no disk and nothing
+#           but floor-init as /init (an initramfs): the time from launching
+#           QEMU to the one line it prints on the console, what the kernel
+#           alone costs.  (The lab guest's clock starts at the launcher, so
+#           its own start-up, a few ms, is in the ratio.)
 # Medians, and one closing line per arch: ARCH first-line/floor RATIO.
 set -euo pipefail
 
@@ -23,17 +25,17 @@ arches=${BENCH_ARCHES:-$(arch_defaults)}
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# One boot of the floor: QEMU as lab boot would start it, floor.cpio as
-# its initramfs; prints the seconds to the console line.
+# One boot of the floor: QEMU as lab boot would start it, without its
+# disks, floor.cpio as its initramfs; prints the seconds to the console line.
 floor_once() {
 	local arch=$1 dir cmd start
 	dir=build/$arch/runs/bench-floor
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	cmd=$(build/host/lab boot -n -a "$arch" -b build -r "$dir" true | grep -v '^#')
-	[[ $cmd = *"-initrd build/$arch/initramfs.cpio"* ]] ||
-		{ echo "bench-boot: no -initrd build/$arch/initramfs.cpio in: $cmd" >&2; exit 2; }
-	cmd=${cmd//"-initrd build/$arch/initramfs.cpio"/"-initrd build/$arch/floor.cpio"}
+	cmd=$(build/host/lab boot -n -a "$arch" -b build -r "$dir" true |
+		grep -v -e '^#' -e '^ *-drive ' -e '^ *-device virtio-blk-pci,')
+	[[ $cmd = *" -kernel "* ]] || { echo "bench-boot: no -kernel in: $cmd" >&2; exit 2; }
+	cmd=${cmd/" -kernel "/" -initrd build/$arch/floor.cpio -kernel "}
 	: >"$dir/guest.console.log"
 	start=$EPOCHREALTIME
 	# exec: $! is QEMU itself, which the trap stops whatever happens (a
@@ -51,28 +53,38 @@ floor_once() {
 	echo "$EPOCHREALTIME - $start" | bc
 }
 
-# One boot of a lab guest: "FIRST-LINE EXIT" in seconds.
+# One boot of a lab guest from BUILD's images: "FIRST-LINE EXIT" in seconds.
 lab_once() {
-	local arch=$1 start t_first='' end
+	local arch=$1 build=$2 start t_first='' end
 	start=$EPOCHREALTIME
 	while IFS= read -r _; do
 		[ -n "$t_first" ] || t_first=$EPOCHREALTIME
-	done < <(build/host/lab boot -a "$arch" -b build -T 60 \
+	done < <(build/host/lab boot -a "$arch" -b "$build" -T 60 \
 		-r "build/$arch/runs/bench-boot" /lab/run/first-line 2>/dev/null)
 	end=$EPOCHREALTIME
 	[ -n "$t_first" ] || { echo "bench-boot: $arch guest printed nothing" >&2; exit 2; }
 	echo "$(echo "$t_first - $start" | bc) $(echo "$end - $start" | bc)"
 }
 
-printf '%-8s %5s %14s %10s %9s %8s %11s\n' arch runs first-line/s exit/s floor/s ratio initrd/KiB
+printf '%-8s %5s %14s %10s %9s %9s %8s %13s\n' arch runs first-line/s exit/s padded/s \
+	floor/s ratio userland/KiB
 ratios=()
 for arch in $arches; do
-	make -s --no-print-directory ARCH="$arch" kernel initramfs floor host-tools >/dev/null
-	first=() total=() floor=()
+	make -s --no-print-directory ARCH="$arch" kernel userland floor host-tools \
+		"$top/build/$arch/userland-padded.erofs" >/dev/null
+	# The padded guest's build folder: the same kernel, the padded root.
+	padded=build/bench-boot
+	rm -rf "${padded:?}/$arch"
+	mkdir -p "$padded/$arch"
+	ln -s "$top/build/$arch/kernel" "$padded/$arch/kernel"
+	ln -s "$top/build/$arch/userland-padded.erofs" "$padded/$arch/userland.erofs"
+	first=() total=() pad=() floor=()
 	for i in $(seq "$runs"); do
-		times=$(lab_once "$arch")
+		times=$(lab_once "$arch" build)
 		first+=("${times% *}")
 		total+=("${times#* }")
+		times=$(lab_once "$arch" "$padded")
+		pad+=("${times% *}")
 		times=$(floor_once "$arch")
 		floor+=("$times")
 		: "$i"
@@ -80,9 +92,10 @@ for arch in $arches; do
 	f=$(printf '%s\n' "${first[@]}" | median)
 	fl=$(printf '%s\n' "${floor[@]}" | median)
 	ratio=$(echo "scale=3; $f / $fl" | bc)
-	printf '%-8s %5d %14.2f %10.2f %9.2f %8.2f %11d\n' "$arch" "$runs" "$f" \
-		"$(printf '%s\n' "${total[@]}" | median)" "$fl" "$ratio" \
-		$(($(stat -c %s "build/$arch/initramfs.cpio") / 1024))
+	printf '%-8s %5d %14.2f %10.2f %9.2f %9.2f %8.2f %13d\n' "$arch" "$runs" "$f" \
+		"$(printf '%s\n' "${total[@]}" | median)" \
+		"$(printf '%s\n' "${pad[@]}" | median)" "$fl" "$ratio" \
+		$(($(stat -c %s "build/$arch/userland.erofs") / 1024))
 	ratios+=("$arch first-line/floor $(printf '%.2f' "$ratio")")
 done
 printf '%s\n' "${ratios[@]}"

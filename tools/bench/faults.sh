@@ -63,7 +63,7 @@ CASES
 echo
 echo "rate: a TCP stream (tcpbench, 20 s) between $arch guests, link rate=10mbit,"
 echo "      measured at the receiver's NIC (rx_bytes) over 10 s of it"
-make -s --no-print-directory ARCH="$arch" kernel initramfs >/dev/null
+make -s --no-print-directory ARCH="$arch" kernel userland >/dev/null
 cat >"$work/rate.topo" <<'TOPO'
 node a
     ip addr add 10.0.0.1/24 dev eth1

@@ -33,8 +33,8 @@ image() {	# image KOBJ
 	echo "$1/$(arch_get "$arch" kernel_image)"
 }
 
-echo "  BUILD   series kernel and initramfs ($arch)"
-make -s --no-print-directory ARCH="$arch" kernel initramfs host-tools >/dev/null
+echo "  BUILD   series kernel and userland ($arch)"
+make -s --no-print-directory ARCH="$arch" kernel userland host-tools >/dev/null
 first_l3=$(git -C "$tree" log --format=%H -1 --grep='^nsfs, net: add L3 network namespaces$')
 [ -n "$first_l3" ] || die "the L3 series is not applied to $tree"
 

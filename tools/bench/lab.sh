@@ -47,7 +47,7 @@ timed_run() {
 
 printf '%-30s %8s %12s %10s %12s\n' lab arch first/s total/s peak/MiB
 for arch in $arches; do
-	make -s --no-print-directory ARCH="$arch" kernel initramfs >/dev/null
+	make -s --no-print-directory ARCH="$arch" kernel userland >/dev/null
 	for t in topo/bridge.topo tests/topo-bench/one.topo tests/topo-bench/three.topo; do
 		firsts=() totals=() peaks=()
 		for _ in $(seq "$runs"); do

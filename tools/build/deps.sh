@@ -21,7 +21,7 @@ done
 # NETNS_LAB_PACKAGES replaces the list (the unit tests use it).
 default_packages=(
 	linux-source-6.1 gcc make libc6-dev busybox-static socat iproute2
-	flex bison bc libelf-dev libssl-dev cpio ccache xz-utils kmod git util-linux procps
+	flex bison bc libelf-dev libssl-dev cpio erofs-utils ccache xz-utils kmod git util-linux procps
 	python3 python3-ply python3-git
 )
 foreign=()

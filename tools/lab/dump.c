@@ -16,8 +16,11 @@ static void dump_node(const struct topo *t, int n, FILE *f)
 	char mac[18];
 	int i;
 
-	fprintf(f, "node %s arch=%s mem=%d cpus=%d (line %d)\n", node->name, node->arch,
-		node->mem_mib, node->cpus, node->line);
+	fprintf(f, "node %s arch=%s mem=%d cpus=%d", node->name, node->arch,
+		node->mem_mib, node->cpus);
+	for (i = 0; i < node->nimages; i++)
+		fprintf(f, "%s%s", i ? "," : " images=", node->images[i]);
+	fprintf(f, " (line %d)\n", node->line);
 	for (i = 0; i < node->nports; i++) {
 		qemu_mac(n, i, mac);
 		fprintf(f, "  nic %s mac=%s wire=%s\n", node->ports[i].ifname, mac,

@@ -67,12 +67,15 @@ static const struct verb verbs[] = {
 	  "RUNDIR unless -r names one.  tests/lab-argv holds the expected output\n"
 	  "for every shipped topology and arch.\n" },
 	{ "boot", "boot [-a ARCH] [-b BUILD] [-r RUNDIR] [-k tcg|kvm] [-c] [-t SECONDS] [-m MIB] [-d]\n"
-		  "               [-s CPUS] [-K IMAGE] [-e ARGS] [-q ARGS] [-T SECONDS] [-n] COMMAND...",
+		  "               [-s CPUS] [-K IMAGE] [-e ARGS] [-q ARGS] [-T SECONDS] [-n] [-i NAME,...]\n"
+		  "               COMMAND...",
 	  "Boot one guest, node \"guest\" with eth1 and eth2 joined back to back,\n"
 	  "run COMMAND in it with /bin/sh -c, its output on stdout as it arrives\n"
 	  "(and in RUNDIR/results.ktap), and stop it.  The one-guest suites run\n"
 	  "this way (make l2: lab boot /lab/tests/l2.sh); /lab/tests and /lab/run\n"
-	  "hold the suites and payloads the guest userland ships.\n" },
+	  "hold the suites and payloads the guest userland ships.  -i attaches\n"
+	  "payload images (BUILD/ARCH/NAME.erofs, mounted on /lab/NAME), as a\n"
+	  "topology's images= does.\n" },
 	{ "help", "help [VERB]", "Print the usage of VERB, or of every verb.\n" },
 };
 
@@ -104,6 +107,7 @@ static const char boot_options[] =
 	"  -q ARGS     more QEMU options, split at spaces (-icount shift=0, say)\n"
 	"  -T SECONDS  COMMAND's timeout (default 600); then it is killed\n"
 	"  -n          print the guest's QEMU command line; boot nothing\n"
+	"  -i NAME,... attach these payload images (BUILD/ARCH/NAME.erofs) on /lab/NAME\n"
 	"Exit: 0 COMMAND exited 0, 1 it failed, 2 the lab failed (as for run, and\n"
 	"when COMMAND timed out or the kernel reported a BUG, WARN, KASAN, lockdep\n"
 	"or RCU problem on the console).\n";
@@ -324,18 +328,23 @@ static const char *project_top(char *buf, size_t size)
 	return LAB_TOP;
 }
 
-/* Every node's kernel and initramfs exist: 0, or -1 naming what is missing. */
+/* Every node's kernel and images exist: 0, or -1 naming what is missing. */
 static int images_ready(const struct topo *t, const struct qemu_opts *o)
 {
-	char kernel[4096], initrd[4096];
+	struct qemu_images *img = malloc(sizeof(*img));
 	struct arch_desc arch;
-	int i;
+	int i, rc = 0;
 
-	for (i = 0; i < t->nnodes; i++)
+	if (!img) {
+		perror("lab: malloc");
+		return -1;
+	}
+	for (i = 0; i < t->nnodes && !rc; i++)
 		if (arch_load(o->top, t->nodes[i].arch, &arch) ||
-		    qemu_images(o, &arch, kernel, initrd, sizeof(kernel)))
-			return -1;
-	return 0;
+		    qemu_images(o, &arch, &t->nodes[i], img))
+			rc = -1;
+	free(img);
+	return rc;
 }
 
 /* lab run, shell and boot: the run folder, its reproduce file, the run. */
@@ -384,6 +393,7 @@ static int run_in_folder(const struct topo *t, struct run_opts *o, const char *r
 struct cli {
 	const char *verb, *arch, *run_dir;
 	int mem, cpus, command_timeout_s, dry_run;
+	const char *images;	/* lab boot -i NAME,NAME... */
 	int boot_only;		/* an option only lab boot takes was given */
 	char known[1024];	/* the arch names of arch/ */
 	char command[PROTO_MAX_CMD + 2];	/* lab boot's COMMAND words, joined */
@@ -401,7 +411,7 @@ static int number(const char *opt, const char *s, int min, int max)
 }
 
 /* The options that take a value, as getopt spells them. */
-#define OPTIONS "a:b:r:k:ct:m:ds:K:e:q:T:n"
+#define OPTIONS "a:b:r:k:ct:m:ds:K:e:q:T:ni:"
 
 /* --help or -h among the options (lab boot: before COMMAND starts). */
 static int wants_help(int argc, char **argv, const char *verb)
@@ -454,11 +464,12 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct cli *
 		case 'q': o->qemu.qemu_extra = optarg; c->boot_only = 1; break;
 		case 'T': c->command_timeout_s = number("-T", optarg, 1, 86400); c->boot_only = 1; break;
 		case 'n': c->dry_run = 1; c->boot_only = 1; break;
+		case 'i': c->images = optarg; c->boot_only = 1; break;
 		default: usage();
 		}
 	}
 	if (c->boot_only && strcmp(c->verb, "boot")) {
-		fprintf(stderr, "lab: %s: -s, -K, -e, -q, -T and -n are options of lab boot\n", c->verb);
+		fprintf(stderr, "lab: %s: -s, -K, -e, -q, -T, -n and -i are options of lab boot\n", c->verb);
 		exit(2);
 	}
 	return optind;
@@ -578,9 +589,13 @@ int main(int argc, char **argv)
 	t = malloc(sizeof(*t));
 	if (!t)
 		return 2;
-	if (!strcmp(c.verb, "boot"))
-		topo_one_guest(t, c.arch, c.mem, c.cpus);
-	else if (topo_parse(t, argv[i], c.arch, c.known, stderr)) {
+	if (!strcmp(c.verb, "boot")) {
+		if (topo_one_guest(t, c.arch, c.mem, c.cpus, c.images)) {
+			topo_free(t);
+			free(t);
+			return 2;
+		}
+	} else if (topo_parse(t, argv[i], c.arch, c.known, stderr)) {
 		topo_free(t);
 		free(t);
 		return 2;

@@ -39,32 +39,56 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 	snprintf(buf, size, "%s/w%d.hub%d.sock", o->run_dir, wire, member);
 }
 
-int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
-		char *kernel, char *initrd, size_t size)
+/* PATH is readable: 0, else -1 and "lab: PATH: " MISSING, or the errno. */
+static int need_file(const char *path, const char *missing, ...)
 {
+	va_list ap;
+
+	if (!access(path, R_OK))
+		return 0;
+	fprintf(stderr, "lab: %s: ", path);
+	if (errno == ENOENT) {
+		va_start(ap, missing);
+		vfprintf(stderr, missing, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	} else {
+		fprintf(stderr, "%s\n", strerror(errno));
+	}
+	return -1;
+}
+
+int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
+		const struct topo_node *node, struct qemu_images *img)
+{
+	const char *debug = o->debug ? " DEBUG=1" : "";
+	int i;
+
 	if (o->kernel)
-		snprintf(kernel, size, "%s", o->kernel);
+		snprintf(img->kernel, sizeof(img->kernel), "%s", o->kernel);
 	else
-		snprintf(kernel, size, "%s/%s/kernel%s/%s", o->build, arch->name,
-			 o->debug ? "-debug" : "",
+		snprintf(img->kernel, sizeof(img->kernel), "%s/%s/kernel%s/%s", o->build,
+			 arch->name, o->debug ? "-debug" : "",
 			 o->debug ? arch->kernel_image_debug : arch->kernel_image);
-	snprintf(initrd, size, "%s/%s/initramfs.cpio", o->build, arch->name);
+	img->ndisks = 1 + node->nimages;
+	for (i = 0; i < img->ndisks; i++) {
+		img->disk_name[i] = i ? node->images[i - 1] : TOPO_ROOT_IMAGE;
+		snprintf(img->disk[i], sizeof(img->disk[i]), "%s/%s/%s.erofs", o->build,
+			 arch->name, img->disk_name[i]);
+	}
 	if (o->dry_run)
 		return 0;
-	if (access(kernel, R_OK) && o->kernel) {
-		fprintf(stderr, "lab: %s: %s\n", kernel, strerror(errno));
+	if (o->kernel && access(img->kernel, R_OK)) {
+		fprintf(stderr, "lab: %s: %s\n", img->kernel, strerror(errno));
 		return -1;
 	}
-	if (access(kernel, R_OK)) {
-		fprintf(stderr, "lab: %s: no kernel image (make ARCH=%s%s kernel)\n",
-			kernel, arch->name, o->debug ? " DEBUG=1" : "");
+	if (need_file(img->kernel, "no kernel image (make ARCH=%s%s kernel)", arch->name, debug) ||
+	    need_file(img->disk[0], "no guest userland (make ARCH=%s userland)", arch->name))
 		return -1;
-	}
-	if (access(initrd, R_OK)) {
-		fprintf(stderr, "lab: %s: no initramfs (make ARCH=%s initramfs)\n",
-			initrd, arch->name);
-		return -1;
-	}
+	for (i = 1; i < img->ndisks; i++)
+		if (need_file(img->disk[i], "no image '%s' (make ARCH=%s userland builds the Makefile's IMAGES)",
+			      img->disk_name[i], arch->name))
+			return -1;
 	return 0;
 }
 
@@ -147,17 +171,28 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 {
 	const struct topo_node *node = &t->nodes[n];
 	struct argv_builder b = {};
-	char kernel[4096], initrd[4096], mac[18];
+	struct qemu_images *img;
+	char mac[18];
 	char cmdline[2048];
 	struct arch_desc arch;
 	int i, len;
 
-	if (arch_load(o->top, node->arch, &arch) ||
-	    qemu_images(o, &arch, kernel, initrd, sizeof(kernel)))
+	img = malloc(sizeof(*img));
+	if (!img) {
+		perror("lab: malloc");
+		exit(2);
+	}
+	if (arch_load(o->top, node->arch, &arch) || qemu_images(o, &arch, node, img)) {
+		free(img);
 		return NULL;
+	}
 
-	/* configs/common.cmdline and arch/ARCH.conf's, the agent's, the caller's. */
-	len = snprintf(cmdline, sizeof(cmdline), "%s lab.run=agent lab.node=%s",
+	/*
+	 * configs/common.cmdline and arch/ARCH.conf's, the root image (the
+	 * first disk below), the agent's, the caller's.
+	 */
+	len = snprintf(cmdline, sizeof(cmdline),
+		       "%s root=/dev/vda ro rootfstype=erofs init=/init lab.run=agent lab.node=%s",
 		       arch.cmdline, node->name);
 	for (i = 0; i < node->nports && len < (int)sizeof(cmdline); i++) {
 		qemu_mac(n, i, mac);
@@ -169,6 +204,7 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	if (len >= (int)sizeof(cmdline)) {
 		fprintf(stderr, "lab: node %s: kernel command line longer than %zu bytes\n",
 			node->name, sizeof(cmdline) - 1);
+		free(img);
 		return NULL;
 	}
 
@@ -195,11 +231,21 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	add(&b, "none");
 	add(&b, "-no-reboot");
 	add(&b, "-kernel");
-	add(&b, "%s", kernel);
-	add(&b, "-initrd");
-	add(&b, "%s", initrd);
+	add(&b, "%s", img->kernel);
 	add(&b, "-append");
 	add(&b, "%s", cmdline);
+	/*
+	 * The userland, then the payload images: read-only EROFS files that
+	 * every guest of every lab shares, read on demand.  The serial is
+	 * the image's name: the guest's init mounts NAME on /lab/NAME.
+	 */
+	for (i = 0; i < img->ndisks; i++) {
+		add(&b, "-drive");
+		add(&b, "file=%s,if=none,id=disk%d,format=raw,readonly=on", img->disk[i], i);
+		add(&b, "-device");
+		add(&b, "virtio-blk-pci,drive=disk%d,serial=%s", i, img->disk_name[i]);
+	}
+	free(img);
 	/* A socket to attach to (lab shell: console NODE), logged either way. */
 	add(&b, "-chardev");
 	add(&b, "socket,id=console,path=%s/%s.console,server=on,wait=off,logfile=%s/%s.console.log",

@@ -10,7 +10,7 @@
 
 struct qemu_opts {
 	const char *top;	/* the project: arch/NAME.conf, configs/common.cmdline */
-	const char *build;	/* build/ folder: build/ARCH/{kernel,initramfs.cpio} */
+	const char *build;	/* build/ folder: build/ARCH/{kernel,*.erofs} */
 	const char *run_dir;	/* sockets, logs and captures go here */
 	const char *accel;	/* tcg or kvm */
 	int capture;		/* write a pcap per NIC */
@@ -36,9 +36,17 @@ void qemu_wire_path(const struct qemu_opts *o, int wire, int member,
 void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 		   char *buf, size_t size);
 
-/* Kernel image and initramfs of ARCH; 0, or -1 naming what is missing. */
+/* What a node boots: its kernel, and its disks, the root image first. */
+struct qemu_images {
+	char kernel[4096];
+	char disk[1 + TOPO_MAX_IMAGES][4096];	/* BUILD/ARCH/NAME.erofs */
+	const char *disk_name[1 + TOPO_MAX_IMAGES];
+	int ndisks;
+};
+
+/* NODE's kernel and images, of ARCH; 0, or -1 naming what is missing. */
 int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
-		char *kernel, char *initrd, size_t size);
+		const struct topo_node *node, struct qemu_images *img);
 
 /*
  * A NULL-terminated argv (malloc'ed strings) that boots node N, or NULL

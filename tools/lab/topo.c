@@ -146,6 +146,61 @@ int topo_find_node(const struct topo *t, const char *name)
 	return -1;
 }
 
+/* An images= error: FILE:LINE for a topology, "lab: -i" for lab boot's. */
+static void image_error(struct parser *p, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p)
+		error_at(p, p->line, "%s", msg);
+	else
+		fprintf(stderr, "lab: -i: %s\n", msg);
+}
+
+/*
+ * images=NAME[,NAME...]: the payload images a node gets besides its root;
+ * whether BUILD/ARCH/NAME.erofs exists is checked at boot, not here.  Adds
+ * to N, reporting bad names and duplicates; NULL P: lab boot's -i.
+ */
+static int add_images(struct parser *p, struct topo_node *n, const char *list)
+{
+	char name[64];
+	const char *c = list;
+	size_t len;
+	int i, bad = 0;
+
+	do {
+		len = strcspn(c, ",");
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), c);
+		if (!valid_name(name)) {
+			image_error(p, "bad image name '%s' (a lower-case letter, then letters, digits, '-' or '_'; at most 15)", name);
+			bad = 1;
+		} else if (!strcmp(name, TOPO_ROOT_IMAGE)) {
+			image_error(p, "image '%s' is every node's root already", name);
+			bad = 1;
+		} else if (n->nimages == TOPO_MAX_IMAGES) {
+			image_error(p, "more than %d images", TOPO_MAX_IMAGES);
+			return -1;
+		} else {
+			for (i = 0; i < n->nimages && strcmp(n->images[i], name); i++)
+				;
+			if (i < n->nimages) {
+				image_error(p, "image '%s' named twice", name);
+				bad = 1;
+			} else {
+				/* valid_name() bounds it to TOPO_NAME_MAX */
+				memcpy(n->images[n->nimages++], name, strlen(name) + 1);
+			}
+		}
+		c += len;
+	} while (*c++);
+	return bad ? -1 : 0;
+}
+
 static void parse_node(struct parser *p, char *rest)
 {
 	struct topo *t = p->t;
@@ -181,7 +236,7 @@ static void parse_node(struct parser *p, char *rest)
 	while ((w = next_word(&rest))) {
 		eq = strchr(w, '=');
 		if (!eq) {
-			error_at(p, p->line, "unknown node option '%s' (arch=, mem=, cpus=)", w);
+			error_at(p, p->line, "unknown node option '%s' (arch=, mem=, cpus=, images=)", w);
 			continue;
 		}
 		*eq++ = '\0';
@@ -195,8 +250,10 @@ static void parse_node(struct parser *p, char *rest)
 			n->mem_given = 1;
 		} else if (!strcmp(w, "cpus")) {
 			n->cpus = number_option(p, w, eq, 1, 8) ?: n->cpus;
+		} else if (!strcmp(w, "images")) {
+			add_images(p, n, eq);
 		} else {
-			error_at(p, p->line, "unknown node option '%s=' (arch=, mem=, cpus=)", w);
+			error_at(p, p->line, "unknown node option '%s=' (arch=, mem=, cpus=, images=)", w);
 		}
 	}
 }
@@ -770,7 +827,8 @@ void topo_free(struct topo *t)
 	}
 }
 
-void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus)
+int topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus,
+		   const char *images)
 {
 	struct topo_node *n = &t->nodes[0];
 	struct topo_wire *w = &t->wires[0];
@@ -793,6 +851,7 @@ void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus)
 		w->members[i].node = 0;
 		snprintf(w->members[i].ifname, sizeof(w->members[i].ifname), "eth%d", i + 1);
 	}
+	return images ? add_images(NULL, n, images) : 0;
 }
 
 const char *topo_step_name(enum topo_step step)

@@ -16,6 +16,9 @@
 #define TOPO_MAX_MEMBERS 16	/* endpoints of one lan */
 #define TOPO_MAX_TESTS	128
 #define TOPO_NAME_MAX	16	/* node and interface names, with the NUL */
+#define TOPO_MAX_IMAGES	4	/* payload images attached to a node */
+/* The image every guest boots from (root=); not one to attach. */
+#define TOPO_ROOT_IMAGE	"userland"
 
 struct topo_port {		/* one NIC of a node */
 	char ifname[TOPO_NAME_MAX];
@@ -35,6 +38,9 @@ struct topo_node {
 	int mem_mib;
 	int mem_given;		/* mem= was in the file */
 	int cpus;
+	/* Payload images (BUILD/ARCH/NAME.erofs), mounted on /lab/NAME. */
+	char images[TOPO_MAX_IMAGES][TOPO_NAME_MAX];
+	int nimages;
 	int line;
 	struct topo_setup *setup;	/* the indented lines, in order */
 	int nsetup;
@@ -104,9 +110,11 @@ void topo_free(struct topo *t);
 
 /*
  * The topology of lab boot, as if parsed: one node "guest" of ARCH whose
- * eth1 and eth2 are joined back to back by a link.
+ * eth1 and eth2 are joined back to back by a link, with IMAGES attached
+ * (NAME,NAME..., or NULL).  0, or -1 with the reason on stderr.
  */
-void topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus);
+int topo_one_guest(struct topo *t, const char *arch, int mem_mib, int cpus,
+		   const char *images);
 /* "link-down", "link-up", "link-set", as written in a file; "test". */
 const char *topo_step_name(enum topo_step step);
 /* The tests of T, not counting its link steps. */

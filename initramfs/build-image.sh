@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-image.sh OUT.erofs [--base BASE.cpio] [--dir DIR]... [DEST=SRC]...
+#
+# One read-only guest image: the Debian userland archive of build-base.sh
+# (--base) unpacked, empty directories DIR (the mount points of the payload
+# images), and each SRC file copied to DEST.  EROFS, uncompressed: the
+# guest's kernel reads a block when a program touches it, so boot cost
+# does not grow with the image, and there is nothing to decompress under
+# TCG.  Reproducible: one timestamp, root owner, a fixed UUID, no xattrs.
+set -euo pipefail
+
+prog=build-image
+die() { echo "$prog: $*" >&2; exit 1; }
+
+[ $# -ge 1 ] || die "usage: $0 OUT.erofs [--base BASE.cpio] [--dir DIR]... [DEST=SRC]..."
+out=$1
+shift
+command -v mkfs.erofs >/dev/null || die "mkfs.erofs not found (make deps installs erofs-utils)"
+root=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-image.XXXXXX")
+trap 'rm -rf "$root" "$out.tmp"' EXIT
+# The image's / is this directory: mktemp made it 0700, which would shut
+# every non-root process out of the whole guest.
+chmod 0755 "$root"
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base)
+		[ -r "${2:-}" ] || die "${2:-(none)}: no base archive"
+		(cd "$root" && cpio --quiet -id --no-absolute-filenames) <"$2" ||
+			die "$2: cannot unpack"
+		shift 2 ;;
+	--dir)
+		mkdir -p "$root/${2:?--dir needs a directory}"
+		shift 2 ;;
+	*=*)
+		dest=${1%%=*} src=${1#*=}
+		[ -r "$src" ] || die "$src: not found"
+		mkdir -p "$root/$(dirname "$dest")"
+		cp "$src" "$root/$dest"
+		shift ;;
+	*)
+		die "$1: expected --base, --dir or DEST=SRC" ;;
+	esac
+done
+
+# The UUID spells "netns-lab" in hex: any fixed one keeps the image
+# byte-for-byte the same from the same inputs.
+mkfs.erofs --quiet -T0 --all-root -x-1 -U 6e65746e-732d-6c61-6200-000000000000 \
+	"$out.tmp" "$root" || die "mkfs.erofs failed for $out"
+mv "$out.tmp" "$out"
+echo "  EROFS   ${out#"$PWD"/}: $(($(stat -c %s "$out") / 1024)) KiB"

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lab-init: PID 1 of every netns-lab guest, /init on the read-only root
+ * image (the kernel mounted it: root=/dev/vda).  Mounts what the tests
+ * need and the payload images attached, names the NICs, brings them up,
+ * keeps a shell on the console, runs the payload the kernel command line
+ * names (lab.run=NAME runs /lab/run/NAME; the launcher's guests run
+ * agent, tools/lab/agent.c) with its output on the results port (/dev/hvc0, a virtio
+ * console the host reads) and powers off: with -no-reboot, QEMU exits
+ * when the guest reboots, on both arches, with no ACPI needed.
+ *
+ * C, not a shell script: under TCG every fork and exec of a shell, cat or
+ * ip costs the boot some 10-40 ms, and a guest reaches its first test
+ * line in about the time the kernel alone takes only if init costs
+ * nearly nothing.  Every step is a system call.
+ *
+ * Kernel command line:
+ *   lab.run=NAME       the payload, /lab/run/NAME
+ *   lab.node=NAME      the hostname
+ *   lab.if.IF=MAC      the NIC whose MAC is MAC becomes IF (QEMU's device
+ *                      order is not a promise, the MAC is)
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_RENAMES 16
+
+struct rename {
+	char ifname[IFNAMSIZ];
+	unsigned char mac[6];
+};
+
+struct boot_args {
+	char run[64];
+	char node[64];
+	struct rename renames[MAX_RENAMES];
+	int nrenames;
+};
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("init: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void mount_or_say(const char *source, const char *target, const char *type,
+			 unsigned long flags, const char *data)
+{
+	if (mount(source, target, type, flags, data))
+		say("mount %s on %s: %s", type, target, strerror(errno));
+}
+
+/* Whether something is mounted on PATH: another device than its parent's. */
+static int mounted(const char *path)
+{
+	struct stat here, root;
+
+	return !stat(path, &here) && !stat("/", &root) && here.st_dev != root.st_dev;
+}
+
+static void mount_basics(void)
+{
+	mount_or_say("proc", "/proc", "proc", 0, NULL);
+	mount_or_say("sysfs", "/sys", "sysfs", 0, NULL);
+	/* CONFIG_DEVTMPFS_MOUNT mounted it with the root */
+	if (!mounted("/dev"))
+		mount_or_say("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	mkdir("/dev/pts", 0755);
+	mkdir("/dev/shm", 01777);
+	mount_or_say("devpts", "/dev/pts", "devpts", 0, NULL);
+	mount_or_say("tmpfs", "/run", "tmpfs", 0, "mode=0755");
+	mount_or_say("tmpfs", "/tmp", "tmpfs", 0, NULL);
+}
+
+static int parse_mac(const char *s, unsigned char mac[6])
+{
+	char end;
+
+	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx%c", &mac[0], &mac[1], &mac[2],
+		      &mac[3], &mac[4], &mac[5], &end) == 6 ? 0 : -1;
+}
+
+static void parse_cmdline(struct boot_args *a)
+{
+	char buf[4096], *word, *save, *eq;
+	struct rename *r;
+	ssize_t len;
+	int fd;
+
+	fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (len < 0) {
+		say("/proc/cmdline: %s", strerror(errno));
+		return;
+	}
+	buf[len] = '\0';
+	for (word = strtok_r(buf, " \n", &save); word; word = strtok_r(NULL, " \n", &save)) {
+		if (!strncmp(word, "lab.run=", 8)) {
+			snprintf(a->run, sizeof(a->run), "%s", word + 8);
+		} else if (!strncmp(word, "lab.node=", 9)) {
+			snprintf(a->node, sizeof(a->node), "%s", word + 9);
+		} else if (!strncmp(word, "lab.if.", 7) && (eq = strchr(word, '='))) {
+			if (a->nrenames == MAX_RENAMES) {
+				say("more than %d lab.if. NICs; %s ignored", MAX_RENAMES, word);
+				continue;
+			}
+			r = &a->renames[a->nrenames];
+			*eq = '\0';
+			if (strlen(word + 7) >= IFNAMSIZ || parse_mac(eq + 1, r->mac)) {
+				say("bad lab.if.%s=%s", word + 7, eq + 1);
+				continue;
+			}
+			snprintf(r->ifname, sizeof(r->ifname), "%s", word + 7);
+			a->nrenames++;
+		}
+	}
+}
+
+/* The name of the NIC whose MAC is MAC, in NAME: 0, or -1. */
+static int nic_by_mac(int sock, const unsigned char mac[6], char name[IFNAMSIZ])
+{
+	struct if_nameindex *all, *i;
+	struct ifreq ifr;
+	int found = -1;
+
+	all = if_nameindex();
+	for (i = all; i && i->if_index && found; i++) {
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", i->if_name);
+		if (!ioctl(sock, SIOCGIFHWADDR, &ifr) &&
+		    !memcmp(ifr.ifr_hwaddr.sa_data, mac, 6)) {
+			snprintf(name, IFNAMSIZ, "%s", i->if_name);
+			found = 0;
+		}
+	}
+	if (all)
+		if_freenameindex(all);
+	return found;
+}
+
+static int rename_nic(int sock, const char *from, const char *to)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", from);
+	snprintf(ifr.ifr_newname, sizeof(ifr.ifr_newname), "%s", to);
+	if (!ioctl(sock, SIOCSIFNAME, &ifr))
+		return 0;
+	say("rename %s to %s: %s", from, to, strerror(errno));
+	return -1;
+}
+
+/*
+ * Each NIC to its lab.if. name, straight when the name is free, in an
+ * order that frees names before they are wanted (eth1 becomes eth2 before
+ * eth0 becomes eth1); a temporary name only to break a cycle.  A rename
+ * costs the guest ~12 ms under TCG: the usual two NICs take two.
+ */
+static void name_nics(int sock, const struct boot_args *a)
+{
+	char cur[MAX_RENAMES][IFNAMSIZ], tmp[IFNAMSIZ];
+	int i, pending[MAX_RENAMES], left = 0, moved;
+
+	for (i = 0; i < a->nrenames; i++) {
+		pending[i] = 0;
+		if (nic_by_mac(sock, a->renames[i].mac, cur[i])) {
+			say("no NIC has the MAC of lab.if.%s", a->renames[i].ifname);
+			continue;
+		}
+		pending[i] = strcmp(cur[i], a->renames[i].ifname) != 0;
+		left += pending[i];
+	}
+	while (left) {
+		moved = 0;
+		for (i = 0; i < a->nrenames; i++) {
+			if (!pending[i] || if_nametoindex(a->renames[i].ifname))
+				continue;
+			pending[i] = 0;
+			left--;
+			moved = 1;
+			rename_nic(sock, cur[i], a->renames[i].ifname);
+		}
+		if (moved)
+			continue;
+		/* a cycle, or a name some other NIC holds: step one aside */
+		for (i = 0; !pending[i]; i++)
+			;
+		snprintf(tmp, sizeof(tmp), "labtmp%u", (unsigned int)i % MAX_RENAMES);
+		if (rename_nic(sock, cur[i], tmp)) {
+			pending[i] = 0;
+			left--;
+		} else {
+			snprintf(cur[i], sizeof(cur[i]), "%s", tmp);
+		}
+	}
+}
+
+/* Every interface up, lo too: a topology's setup lines find them so. */
+static void nics_up(int sock)
+{
+	struct if_nameindex *all, *i;
+	struct ifreq ifr;
+
+	all = if_nameindex();
+	for (i = all; i && i->if_index; i++) {
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", i->if_name);
+		if (ioctl(sock, SIOCGIFFLAGS, &ifr))
+			continue;
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(sock, SIOCSIFFLAGS, &ifr))
+			say("%s up: %s", i->if_name, strerror(errno));
+	}
+	if (all)
+		if_freenameindex(all);
+}
+
+/*
+ * Payload images: each virtio disk's serial is its image's name, mounted
+ * read-only on /lab/NAME (the root image has the directory).
+ */
+static void mount_images(void)
+{
+	char path[300], image[64], dev[300];
+	struct dirent *d;
+	ssize_t len;
+	DIR *dir;
+	int fd;
+
+	dir = opendir("/sys/block");
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (strncmp(d->d_name, "vd", 2))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/serial", d->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		len = fd < 0 ? -1 : read(fd, image, sizeof(image) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (len <= 0)
+			continue;
+		image[len] = '\0';
+		image[strcspn(image, "\n")] = '\0';
+		if (!strcmp(image, "userland") || strchr(image, '/') || image[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/lab/%s", image);
+		snprintf(dev, sizeof(dev), "/dev/%s", d->d_name);
+		if (mount(dev, path, "erofs", MS_RDONLY, NULL))
+			say("mount image '%s' (%s) on %s: %s", image, dev, path, strerror(errno));
+	}
+	closedir(dir);
+}
+
+/*
+ * A login shell on the console for whoever attaches to it (lab shell:
+ * console NODE), a new one when it exits.  On the console's real tty
+ * (cttyhack's way: /dev/console cannot be a controlling terminal), and at
+ * nice 19: it must not slow the payload down on a one-CPU guest.
+ */
+static void console_shells(void)
+{
+	char tty[64] = "console", path[80];
+	ssize_t len;
+	pid_t pid;
+	int fd;
+
+	if (fork())
+		return;
+	setpriority(PRIO_PROCESS, 0, 19);
+	fd = open("/sys/class/tty/console/active", O_RDONLY | O_CLOEXEC);
+	len = fd < 0 ? -1 : read(fd, tty, sizeof(tty) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (len > 0) {
+		tty[len] = '\0';
+		tty[strcspn(tty, " \n")] = '\0';	/* the first is the one printk uses */
+	}
+	snprintf(path, sizeof(path), "/dev/%s", tty);
+	for (;;) {
+		pid = fork();
+		if (!pid) {
+			setsid();
+			fd = open(path, O_RDWR);
+			if (fd < 0)
+				_exit(1);
+			ioctl(fd, TIOCSCTTY, 0);
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+			execl("/bin/sh", "-sh", (char *)NULL);
+			_exit(127);
+		}
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		sleep(1);
+	}
+}
+
+/* Runs /lab/run/RUN, output to the results port; reaps orphans till it ends. */
+static void run_payload(const char *run)
+{
+	char path[128];
+	const char *out = "/dev/hvc0";
+	struct stat st;
+	pid_t pid, w;
+	int fd;
+
+	if (stat(out, &st) || !S_ISCHR(st.st_mode))
+		out = "/dev/console";
+	snprintf(path, sizeof(path), "/lab/run/%s", run);
+	if (!run[0] || strchr(run, '/') || access(path, X_OK)) {
+		fd = open(out, O_WRONLY | O_CLOEXEC);
+		dprintf(fd >= 0 ? fd : 2, "init: no payload '%s' in /lab/run\n", run);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		say("fork: %s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		fd = open(out, O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0)
+			dup2(fd, 0);
+		execl(path, path, (char *)NULL);
+		say("%s: %s", path, strerror(errno));
+		_exit(127);
+	}
+	do
+		w = wait(NULL);
+	while (w != pid && !(w < 0 && errno == ECHILD));
+}
+
+int main(void)
+{
+	struct boot_args args = { 0 };
+	int sock;
+
+	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin", 1);
+	setenv("HOME", "/root", 1);
+	mount_basics();
+	parse_cmdline(&args);
+	if (args.node[0] && sethostname(args.node, strlen(args.node)))
+		say("hostname %s: %s", args.node, strerror(errno));
+	mount_images();
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0) {
+		say("socket: %s", strerror(errno));
+	} else {
+		name_nics(sock, &args);
+		nics_up(sock);
+		close(sock);
+	}
+	console_shells();
+	run_payload(args.run);
+
+	/* Whatever the payload left running must not delay the exit. */
+	sync();
+	reboot(RB_AUTOBOOT);
+	/* Should reboot fail, returning from PID 1 panics; panic=-1 ends QEMU. */
+	return 1;
+}
