@@ -198,21 +198,16 @@ $(B)/base.cpio: initramfs/packages initramfs/build-base.sh | deps
 	@initramfs/build-base.sh $(ARCH) $@
 
 # The guest's C programs: static, one binary per arch.
-AGENT := $(B)/bin/lab-agent
 GUEST_CFLAGS := -static -s -O2 -Wall -Wextra -Werror
 
-$(AGENT): tools/lab/agent.c tools/lab/proto.h | toolchain
-	@mkdir -p $(@D)
-	@echo "  CC      lab-agent ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
-
-# PID 1 of every guest: mounts, NIC names, the payload (tools/lab/init.c).
+# PID 1 of every guest, with the agent built in (tools/lab/init.c, agent.c):
+# mounts, NIC names, the payload.
 LAB_INIT := $(B)/bin/lab-init
 
-$(LAB_INIT): tools/lab/init.c | toolchain
+$(LAB_INIT): tools/lab/init.c tools/lab/agent.c tools/lab/agent.h tools/lab/proto.h | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      lab-init ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $(filter %.c,$^)
 
 # l3ns (tools/l3ns): manages L3 network namespaces inside the guests.
 L3NS := $(B)/bin/l3ns
@@ -245,7 +240,6 @@ USERLAND := init=$(LAB_INIT) \
 	$(foreach f,$(wildcard initramfs/run/*),lab/run/$(notdir $(f))=$(f)) \
 	lab/tests/ktap.sh=tests/lib/ktap.sh \
 	$(foreach f,$(wildcard tests/guest/*),lab/tests/$(notdir $(f))=$(f)) \
-	lab/run/agent=$(AGENT) \
 	usr/bin/l3ns=$(L3NS) \
 	usr/bin/tcpbench=$(TCPBENCH) \
 	$(foreach t,$(DEBUG_TOOLS),usr/bin/$(notdir $(t))=$(t))

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lab-agent: runs in every topology guest, started by /init.  It finds the
- * virtio-serial port the launcher talks on, says READY, then runs each
- * command it is sent with /bin/sh -c, streaming the output back and ending
- * with the exit status (proto.h).
+ * lab-agent: runs in every guest, forked by /init (lab-init, tools/lab/init.c,
+ * which it is linked into: no exec, no second static binary to page in
+ * from the disk).  It finds the virtio-serial port the launcher talks on,
+ * says READY, then runs each command it is sent with /bin/sh -c,
+ * streaming the output back and ending with the exit status (proto.h).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "proto.h"
 
 static void die(const char *fmt, ...)
@@ -207,7 +209,7 @@ static void run_command(int port, unsigned long seq, const char *cmd)
 		    128 + WTERMSIG(status));
 }
 
-int main(void)
+int agent_main(void)
 {
 	char line[PROTO_MAX_LINE], *cmd;
 	unsigned long seq, len;

@@ -5,7 +5,7 @@
  * need and the payload images attached, names the NICs, brings them up,
  * keeps a shell on the console, runs the payload the kernel command line
  * names (lab.run=NAME runs /lab/run/NAME; the launcher's guests run
- * agent, tools/lab/agent.c) with its output on the results port (/dev/hvc0, a virtio
+ * agent, built in: tools/lab/agent.c) with its output on the results port (/dev/hvc0, a virtio
  * console the host reads) and powers off: with -no-reboot, QEMU exits
  * when the guest reboots, on both arches, with no ACPI needed.
  *
@@ -37,6 +37,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "agent.h"
 
 #define MAX_RENAMES 16
 
@@ -322,11 +324,15 @@ static void console_shells(void)
 	}
 }
 
-/* Runs /lab/run/RUN, output to the results port; reaps orphans till it ends. */
+/*
+ * Runs the payload, output to the results port, and reaps orphans till it
+ * ends: "agent" is built in (agent.c), any other NAME is /lab/run/NAME.
+ */
 static void run_payload(const char *run)
 {
 	char path[128];
 	const char *out = "/dev/hvc0";
+	int builtin = !strcmp(run, "agent");
 	struct stat st;
 	pid_t pid, w;
 	int fd;
@@ -334,7 +340,7 @@ static void run_payload(const char *run)
 	if (stat(out, &st) || !S_ISCHR(st.st_mode))
 		out = "/dev/console";
 	snprintf(path, sizeof(path), "/lab/run/%s", run);
-	if (!run[0] || strchr(run, '/') || access(path, X_OK)) {
+	if (!builtin && (!run[0] || strchr(run, '/') || access(path, X_OK))) {
 		fd = open(out, O_WRONLY | O_CLOEXEC);
 		dprintf(fd >= 0 ? fd : 2, "init: no payload '%s' in /lab/run\n", run);
 		if (fd >= 0)
@@ -355,6 +361,8 @@ static void run_payload(const char *run)
 		fd = open("/dev/null", O_RDONLY);
 		if (fd >= 0)
 			dup2(fd, 0);
+		if (builtin)
+			_exit(agent_main());
 		execl(path, path, (char *)NULL);
 		say("%s: %s", path, strerror(errno));
 		_exit(127);
