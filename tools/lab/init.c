@@ -184,7 +184,7 @@ static int rename_nic(int sock, const char *from, const char *to)
 static void name_nics(int sock, const struct boot_args *a)
 {
 	char cur[MAX_RENAMES][IFNAMSIZ], tmp[IFNAMSIZ];
-	int i, pending[MAX_RENAMES], left = 0, moved;
+	int i, pending[MAX_RENAMES], aside[MAX_RENAMES] = { 0 }, left = 0, moved;
 
 	for (i = 0; i < a->nrenames; i++) {
 		pending[i] = 0;
@@ -207,9 +207,18 @@ static void name_nics(int sock, const struct boot_args *a)
 		}
 		if (moved)
 			continue;
-		/* a cycle, or a name some other NIC holds: step one aside */
-		for (i = 0; !pending[i]; i++)
+		/* A cycle (eth0 and eth1 swap): one NIC steps aside, once. */
+		for (i = 0; i < a->nrenames && !(pending[i] && !aside[i]); i++)
 			;
+		if (i == a->nrenames) {
+			/* what is left waits for names NICs not in lab.if. hold */
+			for (i = 0; i < a->nrenames; i++)
+				if (pending[i])
+					say("lab.if.%s: the name is taken; the NIC stays %s",
+					    a->renames[i].ifname, cur[i]);
+			return;
+		}
+		aside[i] = 1;
 		snprintf(tmp, sizeof(tmp), "labtmp%u", (unsigned int)i % MAX_RENAMES);
 		if (rename_nic(sock, cur[i], tmp)) {
 			pending[i] = 0;
