@@ -70,7 +70,7 @@ PATCHES := patches/series $(wildcard patches/*.patch)
 ktap_close = tools/ktap/close.sh $(1)
 
 .DELETE_ON_ERROR:
-.PHONY: help deps tree toolchain kernel config userland initramfs floor run shell lint graph \
+.PHONY: help deps tree toolchain kernel config userland userland-padded initramfs floor run shell lint graph \
 	lab-images host-tools argv golden fuzz checkpatch series-check check unit \
 	stress-l3 bench-boot bench-build bench-lab bench-l3 bench-faults clean distclean FORCE
 
@@ -263,8 +263,10 @@ userland: $(B)/userland.erofs $(IMAGES:%=$(B)/%.erofs)
 $(B)/userland-padded.erofs: $(B)/userland.erofs
 	@head -c 20M /dev/zero | tr "\0" p >$(B)/pad-20M
 	@initramfs/build-image.sh $@ --base $(B)/base.cpio \
-		$(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND) lab/pad-20M=$(B)/pad-20M
-	@rm -f $(B)/pad-20M
+		$(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND) lab/pad-20M=$(B)/pad-20M; \
+		rc=$$?; rm -f $(B)/pad-20M; exit $$rc
+
+userland-padded: $(B)/userland-padded.erofs
 # Its name before the userland became images.
 initramfs: userland
 
@@ -376,8 +378,8 @@ SUITE_FLAGS := -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
 
 $(GUEST_SUITES): kernel userland $(LAB)
 	@rm -rf $(RUNS)/$@
-	@images=$$(sed -n 's/^# images: *//p' tests/guest/$@.sh); \
-	$(LAB) boot $(SUITE_FLAGS) $${images:+-i $$images} -r $(RUNS)/$@ /lab/tests/$@.sh; \
+	@images=$$(tests/lib/suite-images tests/guest/$@.sh) || exit 2; \
+	$(LAB) boot $(SUITE_FLAGS) $$images -r $(RUNS)/$@ /lab/tests/$@.sh; \
 		$(call ktap_close,$(RUNS)/$@/results.ktap)
 
 # Many short lives of L3 namespaces, several at once, always on the debug

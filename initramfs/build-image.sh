@@ -13,6 +13,8 @@ set -euo pipefail
 
 prog=build-image
 die() { echo "$prog: $*" >&2; exit 1; }
+# Modes are the image's, not the builder's: every file readable by all.
+umask 022
 
 [ $# -ge 1 ] || die "usage: $0 OUT.erofs [--base BASE.cpio] [--dir DIR]... [DEST=SRC]..."
 out=$1
@@ -20,9 +22,6 @@ shift
 command -v mkfs.erofs >/dev/null || die "mkfs.erofs not found (make deps installs erofs-utils)"
 root=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-image.XXXXXX")
 trap 'rm -rf "$root" "$out.tmp"' EXIT
-# The image's / is this directory: mktemp made it 0700, which would shut
-# every non-root process out of the whole guest.
-chmod 0755 "$root"
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,18 +31,29 @@ while [ $# -gt 0 ]; do
 			die "$2: cannot unpack"
 		shift 2 ;;
 	--dir)
-		mkdir -p "$root/${2:?--dir needs a directory}"
+		[ -n "${2:-}" ] || die "--dir needs a directory"
+		mkdir -p "$root/$2"
 		shift 2 ;;
 	*=*)
 		dest=${1%%=*} src=${1#*=}
+		case /$dest/ in
+		//* | */../* | */./*) die "$dest: a destination is a plain relative path" ;;
+		esac
 		[ -r "$src" ] || die "$src: not found"
 		mkdir -p "$root/$(dirname "$dest")"
-		cp "$src" "$root/$dest"
+		# Replaces what the base has there; never follows its symlinks
+		# (the base holds absolute ones: they would point at the host).
+		cp --remove-destination "$src" "$root/$dest"
 		shift ;;
 	*)
 		die "$1: expected --base, --dir or DEST=SRC" ;;
 	esac
 done
+
+# The image's / is this directory (mktemp made it 0700: it would shut
+# every non-root process out of the whole guest), and a source file's mode
+# is not the image's business: readable by all, writable by root only.
+chmod -R u+rwX,go+rX,go-w "$root"
 
 # The UUID spells "netns-lab" in hex: any fixed one keeps the image
 # byte-for-byte the same from the same inputs.

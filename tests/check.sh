@@ -142,10 +142,12 @@ require_builds() {
 # guest_suite SCRIPT ARCH: a one-guest suite, its KTAP as the guest prints
 # it; the launcher's "Bail out!" (a panic, a kernel report) fails it.
 guest_suite() {
-	local script=$1 arch=$2 name
+	local script=$1 arch=$2 name images
 	name=$(basename "$script" .sh)
 	require_builds "$arch" || return
-	build/host/lab boot -a "$arch" -b "$top/build" -k "$accel" -T 600 \
+	images=$(tests/lib/suite-images "tests/guest/$name.sh") || { ktap_header 1; ktap_result fail "images of $name"; return; }
+	# shellcheck disable=SC2086 # "-i LIST" or nothing
+	build/host/lab boot -a "$arch" -b "$top/build" -k "$accel" -T 600 $images \
 		-r "build/$arch/runs/$name" "$script"
 }
 

@@ -173,7 +173,8 @@ test_virtio_nic_in_namespace() {
 
 # The kselftest our patch series adds (tools/testing/selftests/net).
 test_kselftest_netns_views() {
-	[ -x /lab/kselftests/netns_views ] || skip "netns_views was not built"
+	# built with every userland: missing means the image is not attached
+	[ -x /lab/kselftests/netns_views ] || fail "no /lab/kselftests/netns_views (lab boot -i kselftests)"
 	/lab/kselftests/netns_views
 }
 

@@ -561,8 +561,9 @@ test_image_builder() {
 	echo payload >"$d/payload"
 	chmod 0700 "$d/payload"
 	for out in a b; do
-		"$top/initramfs/build-image.sh" "$d/$out.erofs" --base "$d/base.cpio" \
-			--dir lab/kselftests lab/run/x="$d/payload" >/dev/null ||
+		# a builder's umask 077 and a 0700 source: still readable by all
+		(umask 077 && "$top/initramfs/build-image.sh" "$d/$out.erofs" --base "$d/base.cpio" \
+			--dir lab/kselftests lab/run/x="$d/payload" >/dev/null) ||
 			{ fail "build-image.sh failed"; return; }
 		touch "$d/payload"
 	done
@@ -571,9 +572,20 @@ test_image_builder() {
 	out=$(dump.erofs --path=/ "$d/a.erofs")
 	grep -q 'Uid: 0   Gid: 0  Access: 0755/' <<<"$out" || fail "image root not 0755 root:root: $out"
 	for f in /bin/tool /lab/run/x /lab/kselftests; do
-		dump.erofs --path="$f" "$d/a.erofs" | grep -q 'Uid: 0   Gid: 0' ||
-			fail "$f not in the image, root-owned"
+		dump.erofs --path="$f" "$d/a.erofs" | grep -q 'Uid: 0   Gid: 0  Access: 0[67][45][45]/' ||
+			fail "$f not in the image, root-owned, readable by all: $(dump.erofs --path="$f" "$d/a.erofs")"
 	done
+	# a destination the base has as a symlink: replaced, never followed
+	ln -s "$d/outside" "$d/base/bin/link"
+	(cd "$d/base" && find . -mindepth 1 | cpio --quiet -o -H newc) >"$d/base.cpio"
+	(umask 077 && "$top/initramfs/build-image.sh" "$d/l.erofs" --base "$d/base.cpio" \
+		bin/link="$d/payload" >/dev/null) || fail "build-image.sh over a symlink failed"
+	[ ! -e "$d/outside" ] || fail "build-image.sh wrote through the base's symlink"
+	dump.erofs --path=/bin/link "$d/l.erofs" | grep -q 'regular file' || fail "bin/link not replaced"
+	rc=0
+	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" ../up="$d/payload" 2>&1) || rc=$?
+	expect_eq "1 build-image: ../up: a destination is a plain relative path" "$rc $out" "a destination outside the image"
+
 	rc=0
 	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" lab/y="$d/nosuch" 2>&1) || rc=$?
 	expect_eq 1 $rc "exit status for a missing file"
@@ -608,4 +620,4 @@ ktap_run "a deaf agent, a closed channel, a late panic, a console flood: exit 2,
 ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output
 ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, seeded" test_fault_queue
 ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named" test_shell_link_steps
-ktap_run "a guest image is reproducible, world-readable from /, root-owned" test_image_builder
+ktap_run "a guest image is reproducible, readable by all, root-owned; no write outside" test_image_builder

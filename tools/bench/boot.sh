@@ -70,8 +70,8 @@ printf '%-8s %5s %14s %10s %9s %9s %8s %13s\n' arch runs first-line/s exit/s pad
 	floor/s ratio userland/KiB
 ratios=()
 for arch in $arches; do
-	make -s --no-print-directory ARCH="$arch" kernel userland floor host-tools \
-		"$top/build/$arch/userland-padded.erofs" >/dev/null
+	make -s --no-print-directory ARCH="$arch" kernel userland userland-padded floor host-tools \
+		>/dev/null
 	# The padded guest's build folder: the same kernel, the padded root.
 	padded=build/bench-boot
 	rm -rf "${padded:?}/$arch"

@@ -21,10 +21,12 @@
  *                      order is not a promise, the MAC is)
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,18 +90,27 @@ static void mount_basics(void)
 	if (!mounted("/dev"))
 		mount_or_say("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	mkdir("/dev/pts", 0755);
-	mkdir("/dev/shm", 01777);
+	mkdir("/dev/shm", 0);
+	chmod("/dev/shm", 01777);	/* not through the umask: shm_open for all */
 	mount_or_say("devpts", "/dev/pts", "devpts", 0, NULL);
 	mount_or_say("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	mount_or_say("tmpfs", "/tmp", "tmpfs", 0, NULL);
 }
 
+/* "52:54:00:6c:00:01": six fields of exactly two hex digits. */
 static int parse_mac(const char *s, unsigned char mac[6])
 {
-	char end;
+	unsigned int byte;
+	int i;
 
-	return sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx%c", &mac[0], &mac[1], &mac[2],
-		      &mac[3], &mac[4], &mac[5], &end) == 6 ? 0 : -1;
+	for (i = 0; i < 6; i++, s += 3) {
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+		    s[2] != (i < 5 ? ':' : '\0'))
+			return -1;
+		sscanf(s, "%2x", &byte);
+		mac[i] = byte;
+	}
+	return 0;
 }
 
 static void parse_cmdline(struct boot_args *a)
@@ -152,6 +163,7 @@ static int nic_by_mac(int sock, const unsigned char mac[6], char name[IFNAMSIZ])
 		memset(&ifr, 0, sizeof(ifr));
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", i->if_name);
 		if (!ioctl(sock, SIOCGIFHWADDR, &ifr) &&
+		    ifr.ifr_hwaddr.sa_family == ARPHRD_ETHER &&
 		    !memcmp(ifr.ifr_hwaddr.sa_data, mac, 6)) {
 			snprintf(name, IFNAMSIZ, "%s", i->if_name);
 			found = 0;
@@ -175,56 +187,82 @@ static int rename_nic(int sock, const char *from, const char *to)
 	return -1;
 }
 
+/* Whether a NIC other than SELF still waits for the name NAME. */
+static int wanted(const struct boot_args *a, const int *pending, int self, const char *name)
+{
+	int i;
+
+	for (i = 0; i < a->nrenames; i++)
+		if (i != self && pending[i] && !strcmp(a->renames[i].ifname, name))
+			return 1;
+	return 0;
+}
+
 /*
  * Each NIC to its lab.if. name, straight when the name is free, in an
  * order that frees names before they are wanted (eth1 becomes eth2 before
- * eth0 becomes eth1); a temporary name only to break a cycle.  A rename
- * costs the guest ~12 ms under TCG: the usual two NICs take two.
+ * eth0 becomes eth1); a free temporary name only to break a cycle (eth0
+ * and eth1 swap).  A rename costs the guest ~12 ms under TCG: the usual
+ * two NICs take two.  A name held by a NIC outside the list is reported
+ * and its NIC keeps its own name.
  */
 static void name_nics(int sock, const struct boot_args *a)
 {
-	char cur[MAX_RENAMES][IFNAMSIZ], tmp[IFNAMSIZ];
-	int i, pending[MAX_RENAMES], aside[MAX_RENAMES] = { 0 }, left = 0, moved;
+	char cur[MAX_RENAMES][IFNAMSIZ], orig[MAX_RENAMES][IFNAMSIZ], tmp[IFNAMSIZ];
+	int i, n = a->nrenames, pending[MAX_RENAMES], aside[MAX_RENAMES] = { 0 };
+	int left = 0, moved;
+	unsigned int t = 0;
 
-	for (i = 0; i < a->nrenames; i++) {
+	for (i = 0; i < n; i++) {
 		pending[i] = 0;
 		if (nic_by_mac(sock, a->renames[i].mac, cur[i])) {
 			say("no NIC has the MAC of lab.if.%s", a->renames[i].ifname);
 			continue;
 		}
+		memcpy(orig[i], cur[i], IFNAMSIZ);
 		pending[i] = strcmp(cur[i], a->renames[i].ifname) != 0;
 		left += pending[i];
 	}
 	while (left) {
 		moved = 0;
-		for (i = 0; i < a->nrenames; i++) {
+		for (i = 0; i < n; i++) {
 			if (!pending[i] || if_nametoindex(a->renames[i].ifname))
 				continue;
 			pending[i] = 0;
 			left--;
 			moved = 1;
-			rename_nic(sock, cur[i], a->renames[i].ifname);
+			if (rename_nic(sock, cur[i], a->renames[i].ifname) && aside[i])
+				rename_nic(sock, cur[i], orig[i]);
 		}
 		if (moved)
 			continue;
-		/* A cycle (eth0 and eth1 swap): one NIC steps aside, once. */
-		for (i = 0; i < a->nrenames && !(pending[i] && !aside[i]); i++)
-			;
-		if (i == a->nrenames) {
-			/* what is left waits for names NICs not in lab.if. hold */
-			for (i = 0; i < a->nrenames; i++)
-				if (pending[i])
-					say("lab.if.%s: the name is taken; the NIC stays %s",
-					    a->renames[i].ifname, cur[i]);
+		/*
+		 * A cycle: a waiting NIC whose own name another waiting NIC
+		 * wants steps aside, once.
+		 */
+		for (i = 0; i < n; i++)
+			if (pending[i] && !aside[i] && wanted(a, pending, i, cur[i]))
+				break;
+		if (i == n) {
+			for (i = 0; i < n; i++) {
+				if (!pending[i])
+					continue;
+				if (aside[i] && !rename_nic(sock, cur[i], orig[i]))
+					memcpy(cur[i], orig[i], IFNAMSIZ);
+				say("lab.if.%s: another NIC has the name; this one stays %s",
+				    a->renames[i].ifname, cur[i]);
+			}
 			return;
 		}
 		aside[i] = 1;
-		snprintf(tmp, sizeof(tmp), "labtmp%u", (unsigned int)i % MAX_RENAMES);
+		do
+			snprintf(tmp, sizeof(tmp), "labtmp%u", t++ % 1000);
+		while (if_nametoindex(tmp) && t < 1000);
 		if (rename_nic(sock, cur[i], tmp)) {
 			pending[i] = 0;
 			left--;
 		} else {
-			snprintf(cur[i], sizeof(cur[i]), "%s", tmp);
+			memcpy(cur[i], tmp, IFNAMSIZ);
 		}
 	}
 }
@@ -308,9 +346,10 @@ static void console_shells(void)
 		close(fd);
 	if (len > 0) {
 		tty[len] = '\0';
-		tty[strcspn(tty, " \n")] = '\0';	/* the first is the one printk uses */
+		tty[strcspn(tty, "\n")] = '\0';
 	}
-	snprintf(path, sizeof(path), "/dev/%s", tty);
+	/* the last one listed is /dev/console's (as busybox's cttyhack reads it) */
+	snprintf(path, sizeof(path), "/dev/%s", strrchr(tty, ' ') ? strrchr(tty, ' ') + 1 : tty);
 	for (;;) {
 		pid = fork();
 		if (!pid) {
@@ -362,12 +401,12 @@ static void run_payload(const char *run)
 		return;
 	}
 	if (!pid) {
-		fd = open(out, O_WRONLY);
+		fd = open(out, O_WRONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		fd = open("/dev/null", O_RDONLY);
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			dup2(fd, 0);
 		if (builtin)

@@ -72,10 +72,10 @@ static const struct verb verbs[] = {
 	  "Boot one guest, node \"guest\" with eth1 and eth2 joined back to back,\n"
 	  "run COMMAND in it with /bin/sh -c, its output on stdout as it arrives\n"
 	  "(and in RUNDIR/results.ktap), and stop it.  The one-guest suites run\n"
-	  "this way (make l2: lab boot /lab/tests/l2.sh); /lab/tests and /lab/run\n"
-	  "hold the suites and payloads the guest userland ships.  -i attaches\n"
-	  "payload images (BUILD/ARCH/NAME.erofs, mounted on /lab/NAME), as a\n"
-	  "topology's images= does.\n" },
+	  "this way (make l2: lab boot -i kselftests /lab/tests/l2.sh); /lab/tests\n"
+	  "and /lab/run hold the suites and payloads the guest userland ships.  -i\n"
+	  "attaches payload images (BUILD/ARCH/NAME.erofs, mounted on /lab/NAME),\n"
+	  "as a topology's images= does.\n" },
 	{ "help", "help [VERB]", "Print the usage of VERB, or of every verb.\n" },
 };
 
@@ -393,7 +393,8 @@ static int run_in_folder(const struct topo *t, struct run_opts *o, const char *r
 struct cli {
 	const char *verb, *arch, *run_dir;
 	int mem, cpus, command_timeout_s, dry_run;
-	const char *images;	/* lab boot -i NAME,NAME... */
+	const char *images;	/* lab boot -i NAME,NAME..., every -i joined */
+	char images_buf[256];
 	int boot_only;		/* an option only lab boot takes was given */
 	char known[1024];	/* the arch names of arch/ */
 	char command[PROTO_MAX_CMD + 2];	/* lab boot's COMMAND words, joined */
@@ -408,6 +409,19 @@ static int number(const char *opt, const char *s, int min, int max)
 		return v;
 	fprintf(stderr, "lab: %s %s: expected a number from %d to %d\n", opt, s, min, max);
 	exit(2);
+}
+
+/* -i NAME,...: each adds to the list; topo_one_guest() checks the names. */
+static void add_images_option(struct cli *c, const char *list)
+{
+	size_t len = strlen(c->images_buf);
+
+	if (len + 1 + strlen(list) >= sizeof(c->images_buf)) {
+		fprintf(stderr, "lab: -i: more images than a guest can have\n");
+		exit(2);
+	}
+	snprintf(c->images_buf + len, sizeof(c->images_buf) - len, "%s%s", len ? "," : "", list);
+	c->images = c->images_buf;
 }
 
 /* The options that take a value, as getopt spells them. */
@@ -464,7 +478,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct cli *
 		case 'q': o->qemu.qemu_extra = optarg; c->boot_only = 1; break;
 		case 'T': c->command_timeout_s = number("-T", optarg, 1, 86400); c->boot_only = 1; break;
 		case 'n': c->dry_run = 1; c->boot_only = 1; break;
-		case 'i': c->images = optarg; c->boot_only = 1; break;
+		case 'i': add_images_option(c, optarg); c->boot_only = 1; break;
 		default: usage();
 		}
 	}

@@ -43,17 +43,19 @@ void qemu_hub_path(const struct qemu_opts *o, int wire, int member,
 static int need_file(const char *path, const char *missing, ...)
 {
 	va_list ap;
+	int err;
 
 	if (!access(path, R_OK))
 		return 0;
+	err = errno;
 	fprintf(stderr, "lab: %s: ", path);
-	if (errno == ENOENT) {
+	if (err == ENOENT) {
 		va_start(ap, missing);
 		vfprintf(stderr, missing, ap);
 		va_end(ap);
 		fputc('\n', stderr);
 	} else {
-		fprintf(stderr, "%s\n", strerror(errno));
+		fprintf(stderr, "%s\n", strerror(err));
 	}
 	return -1;
 }

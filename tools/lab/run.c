@@ -304,20 +304,20 @@ static void remove_old_logs(struct lab *l)
 static void reproduce_qemu_versions(const struct lab *l, FILE *reproduce)
 {
 	const struct topo *t = l->t;
-	struct arch_desc arch, other;
+	char asked[TOPO_MAX_NODES][sizeof(((struct arch_desc *)0)->qemu)];
 	char cmd[256], line[256];
-	int n, m;
+	struct arch_desc arch;
+	int n, m, nasked = 0;
 	FILE *in;
 
 	for (n = 0; n < t->nnodes; n++) {
 		if (arch_load(l->o->qemu.top, t->nodes[n].arch, &arch))
 			continue;
-		for (m = 0; m < n; m++)
-			if (!arch_load(l->o->qemu.top, t->nodes[m].arch, &other) &&
-			    !strcmp(other.qemu, arch.qemu))
-				break;
-		if (m < n)
+		for (m = 0; m < nasked && strcmp(asked[m], arch.qemu); m++)
+			;
+		if (m < nasked)
 			continue;
+		snprintf(asked[nasked++], sizeof(asked[0]), "%s", arch.qemu);
 		snprintf(cmd, sizeof(cmd), "%s --version", arch.qemu);
 		in = popen(cmd, "r");
 		if (in && fgets(line, sizeof(line), in))

@@ -116,6 +116,8 @@ static const char *bad_ifname(const char *s)
 		return "'lo' is the loopback device, not a NIC";
 	if (!strcmp(s, ".") || !strcmp(s, ".."))
 		return "interface name cannot be '.' or '..'";
+	if (!strncmp(s, "labtmp", 6))
+		return "interface names starting with 'labtmp' are the guest init's own";
 	return NULL;
 }
 
@@ -181,6 +183,9 @@ static int add_images(struct parser *p, struct topo_node *n, const char *list)
 			bad = 1;
 		} else if (!strcmp(name, TOPO_ROOT_IMAGE)) {
 			image_error(p, "image '%s' is every node's root already", name);
+			bad = 1;
+		} else if (!strcmp(name, "run") || !strcmp(name, "tests")) {
+			image_error(p, "image '%s' would hide the userland's /lab/%s", name, name);
 			bad = 1;
 		} else if (n->nimages == TOPO_MAX_IMAGES) {
 			image_error(p, "more than %d images", TOPO_MAX_IMAGES);
