@@ -13,7 +13,8 @@
 #           QEMU to the one line it prints on the console, what the kernel
 #           alone costs.  (The lab guest's clock starts at the launcher, so
 #           its own start-up, a few ms, is in the ratio.)
-# Medians, and one closing line per arch: ARCH first-line/floor RATIO.
+# Medians (the ratio: of each round's first-line/floor), and one closing
+# line per arch: ARCH first-line/floor RATIO.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -78,7 +79,7 @@ for arch in $arches; do
 	mkdir -p "$padded/$arch"
 	ln -s "$top/build/$arch/kernel" "$padded/$arch/kernel"
 	ln -s "$top/build/$arch/userland-padded.erofs" "$padded/$arch/userland.erofs"
-	first=() total=() pad=() floor=()
+	first=() total=() pad=() floor=() pair=()
 	for i in $(seq "$runs"); do
 		times=$(lab_once "$arch" build)
 		first+=("${times% *}")
@@ -87,11 +88,14 @@ for arch in $arches; do
 		pad+=("${times% *}")
 		times=$(floor_once "$arch")
 		floor+=("$times")
-		: "$i"
+		pair+=("$(echo "scale=4; ${first[-1]} / $times" | bc)")
 	done
 	f=$(printf '%s\n' "${first[@]}" | median)
 	fl=$(printf '%s\n' "${floor[@]}" | median)
-	ratio=$(echo "scale=3; $f / $fl" | bc)
+	# The ratio is the median of each round's lab/floor: the host's speed
+	# drifts by a third within minutes, and a round's three boots are
+	# seconds apart, so each pair sees the same host.
+	ratio=$(printf '%s\n' "${pair[@]}" | median)
 	printf '%-8s %5d %14.2f %10.2f %9.2f %9.2f %8.2f %13d\n' "$arch" "$runs" "$f" \
 		"$(printf '%s\n' "${total[@]}" | median)" \
 		"$(printf '%s\n' "${pad[@]}" | median)" "$fl" "$ratio" \
