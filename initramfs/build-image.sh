@@ -22,6 +22,22 @@ shift
 command -v mkfs.erofs >/dev/null || die "mkfs.erofs not found (make deps installs erofs-utils)"
 root=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-image.XXXXXX")
 trap 'rm -rf "$root" "$out.tmp"' EXIT
+root=$(realpath "$root")
+
+# inside PATH DIR: PATH (a --dir, or a DEST= whose DIR is its folder) is a
+# plain relative path, and DIR stays in the image through the symlinks the
+# base holds (an absolute one resolves on the host's /).
+inside() {
+	local real
+	case /$1/ in
+	//* | */../* | */./*) die "$1: a destination is a plain relative path" ;;
+	esac
+	real=$(realpath -m -- "$root/$2")
+	case $real in
+	"$root" | "$root"/*) ;;
+	*) die "$1: leads out of the image (a symlink in the base)" ;;
+	esac
+}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,13 +48,12 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--dir)
 		[ -n "${2:-}" ] || die "--dir needs a directory"
+		inside "$2" "$2"
 		mkdir -p "$root/$2"
 		shift 2 ;;
 	*=*)
 		dest=${1%%=*} src=${1#*=}
-		case /$dest/ in
-		//* | */../* | */./*) die "$dest: a destination is a plain relative path" ;;
-		esac
+		inside "$dest" "$(dirname "$dest")"
 		[ -r "$src" ] || die "$src: not found"
 		mkdir -p "$root/$(dirname "$dest")"
 		# Replaces what the base has there; never follows its symlinks

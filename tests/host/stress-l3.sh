@@ -51,11 +51,14 @@ run=$runs/stress-l3
 ktap=$runs/stress-l3.ktap
 mkdir -p "$runs"
 
-# The payload is the test script itself, in tests/guest like the suites.
+# The payload is the test script itself, in tests/guest like the suites,
+# with the images its header names.
+images=$(tests/lib/suite-images tests/guest/stress-l3.sh) || die "bad images line"
 start=$(date +%s)
 status=0
 rm -rf "$run"
-build/host/lab boot -d -a "$arch" -b "$top/build" -k "$accel" -t 600 -m 1024 -s "$cpus" \
+# shellcheck disable=SC2086 # "-i LIST" or nothing
+build/host/lab boot -d -a "$arch" -b "$top/build" -k "$accel" -t 600 -m 1024 -s "$cpus" $images \
 	-T "$timeout" -e "ignore_loglevel lab.stress.cycles=$cycles lab.stress.workers=$workers" \
 	-r "$run" /lab/tests/stress-l3.sh 2>"$run.err" | tee "$ktap" || status=$?
 elapsed=$(($(date +%s) - start))

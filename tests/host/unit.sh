@@ -585,6 +585,21 @@ test_image_builder() {
 	rc=0
 	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" ../up="$d/payload" 2>&1) || rc=$?
 	expect_eq "1 build-image: ../up: a destination is a plain relative path" "$rc $out" "a destination outside the image"
+	rc=0
+	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" --dir ../up 2>&1) || rc=$?
+	expect_eq "1 build-image: ../up: a destination is a plain relative path" "$rc $out" "a --dir outside the image"
+	# a folder the base has as a symlink out of the image: refused
+	mkdir -p "$d/hostdir"
+	ln -s "$d/hostdir" "$d/base/etc"
+	(cd "$d/base" && find . -mindepth 1 | cpio --quiet -o -H newc) >"$d/base.cpio"
+	for arg in etc/x="$d/payload" "--dir etc/sub"; do
+		rc=0
+		# shellcheck disable=SC2086 # "--dir DIR": two words
+		out=$("$top/initramfs/build-image.sh" "$d/c.erofs" --base "$d/base.cpio" $arg 2>&1) || rc=$?
+		expect_eq 1 $rc "exit status for $arg through a symlink"
+		[[ $out = *"leads out of the image"* ]] || fail "$arg through a symlink: $out"
+	done
+	[ -z "$(ls "$d/hostdir")" ] || fail "build-image.sh wrote through a folder symlink"
 
 	rc=0
 	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" lab/y="$d/nosuch" 2>&1) || rc=$?

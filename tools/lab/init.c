@@ -187,14 +187,26 @@ static int rename_nic(int sock, const char *from, const char *to)
 	return -1;
 }
 
-/* Whether a NIC other than SELF still waits for the name NAME. */
-static int wanted(const struct boot_args *a, const int *pending, int self, const char *name)
+/*
+ * Whether waiting NIC SELF is on a cycle of waiting NICs: its wanted name
+ * held by one that wants a name held by one ... that wants SELF's name.
+ * Names are unique, so following the holders is a path or a cycle.
+ */
+static int on_cycle(const struct boot_args *a, const int *pending, char cur[][IFNAMSIZ],
+		    int self)
 {
-	int i;
+	int j = self, h, steps;
 
-	for (i = 0; i < a->nrenames; i++)
-		if (i != self && pending[i] && !strcmp(a->renames[i].ifname, name))
+	for (steps = 0; steps < a->nrenames; steps++) {
+		for (h = 0; h < a->nrenames; h++)
+			if (pending[h] && !strcmp(cur[h], a->renames[j].ifname))
+				break;
+		if (h == a->nrenames)
+			return 0;
+		if (h == self)
 			return 1;
+		j = h;
+	}
 	return 0;
 }
 
@@ -203,8 +215,8 @@ static int wanted(const struct boot_args *a, const int *pending, int self, const
  * order that frees names before they are wanted (eth1 becomes eth2 before
  * eth0 becomes eth1); a free temporary name only to break a cycle (eth0
  * and eth1 swap).  A rename costs the guest ~12 ms under TCG: the usual
- * two NICs take two.  A name held by a NIC outside the list is reported
- * and its NIC keeps its own name.
+ * two NICs take two.  A NIC whose wanted name a NIC outside the list
+ * holds is reported and keeps its own name.
  */
 static void name_nics(int sock, const struct boot_args *a)
 {
@@ -231,17 +243,17 @@ static void name_nics(int sock, const struct boot_args *a)
 			pending[i] = 0;
 			left--;
 			moved = 1;
-			if (rename_nic(sock, cur[i], a->renames[i].ifname) && aside[i])
-				rename_nic(sock, cur[i], orig[i]);
+			if (!rename_nic(sock, cur[i], a->renames[i].ifname))
+				continue;
+			if (aside[i] && !rename_nic(sock, cur[i], orig[i]))
+				memcpy(cur[i], orig[i], IFNAMSIZ);
+			say("lab.if.%s: this NIC stays %s", a->renames[i].ifname, cur[i]);
 		}
 		if (moved)
 			continue;
-		/*
-		 * A cycle: a waiting NIC whose own name another waiting NIC
-		 * wants steps aside, once.
-		 */
+		/* A cycle (eth0 and eth1 swap): one of its NICs steps aside, once. */
 		for (i = 0; i < n; i++)
-			if (pending[i] && !aside[i] && wanted(a, pending, i, cur[i]))
+			if (pending[i] && !aside[i] && on_cycle(a, pending, cur, i))
 				break;
 		if (i == n) {
 			for (i = 0; i < n; i++) {
@@ -401,14 +413,13 @@ static void run_payload(const char *run)
 		return;
 	}
 	if (!pid) {
-		fd = open(out, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			dup2(fd, 0);
+		/* 0, 1 and 2 only: the agent never execs, O_CLOEXEC is not enough */
+		fd = open(out, O_WRONLY);
+		if (fd >= 0 && (dup2(fd, 1), dup2(fd, 2), fd > 2))
+			close(fd);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0 && (dup2(fd, 0), fd > 2))
+			close(fd);
 		if (builtin)
 			_exit(agent_main());
 		execl(path, path, (char *)NULL);
