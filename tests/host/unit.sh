@@ -608,10 +608,24 @@ test_image_builder() {
 	[ ! -e "$d/c.erofs" ] && [ ! -e "$d/c.erofs.tmp" ] || fail "an image was left after an error"
 }
 
+# What the stricter lint must still accept: CRLF line ends, tabs, UTF-8
+# comments, names that look like keywords, 15-character names.
+test_lint_accepts_valid() {
+	local d f
+	d=$(scratch)
+	sed 's/$/\r/' "$top/topo/bridge.topo" >"$d/crlf.topo"
+	printf '# r\xc3\xa9seau \xe2\x80\x94 UTF-8\nnode\tlink\tmem=128\nnode test\nnode abcdefghijklmno\n' >"$d/misc.topo"
+	printf 'link\tlink:eth1 test:eth1\nlink link:eth2 abcdefghijklmno:abcdefghijklmno\n' >>"$d/misc.topo"
+	printf 'test "t\xc3\xa9st"\ttimeout=5 link: true\n' >>"$d/misc.topo"
+	for f in crlf misc; do
+		"$lab" lint "$d/$f.topo" || fail "$f.topo refused"
+	done
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 24
+ktap_header 25
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -636,3 +650,4 @@ ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bo
 ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, seeded" test_fault_queue
 ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named" test_shell_link_steps
 ktap_run "a guest image is reproducible, readable by all, root-owned; no write outside" test_image_builder
+ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid

@@ -116,6 +116,8 @@ static const char *bad_ifname(const char *s)
 		return "'lo' is the loopback device, not a NIC";
 	if (!strcmp(s, ".") || !strcmp(s, ".."))
 		return "interface name cannot be '.' or '..'";
+	if (!strcmp(s, "all") || !strcmp(s, "default"))
+		return "'all' and 'default' are the kernel's own names (net.ipv4.conf.all, .default)";
 	if (!strncmp(s, "labtmp", 6))
 		return "interface names starting with 'labtmp' are the guest init's own";
 	return NULL;
@@ -130,7 +132,8 @@ static int number_option(struct parser *p, const char *key, const char *val,
 
 	errno = 0;
 	v = strtol(val, &end, 10);
-	if (errno || end == val || *end || v < min || v > max) {
+	/* digits only: strtol would take "+1", " 1" and "-0" */
+	if (!isdigit((unsigned char)val[0]) || errno || *end || v < min || v > max) {
 		error_at(p, p->line, "%s=%s: expected a number from %d to %d",
 			 key, val, min, max);
 		return 0;
@@ -206,10 +209,35 @@ static int add_images(struct parser *p, struct topo_node *n, const char *list)
 	return bad ? -1 : 0;
 }
 
+static const char *const node_options[] = { "arch", "mem", "cpus", "images", NULL };
+static const char *const test_options[] = { "timeout", "until", NULL };
+
+/*
+ * Whether option KEY, one of KNOWN, already appeared on this line (SEEN
+ * holds a bit per known key): reported, since the last one would win.
+ */
+static int given_twice(struct parser *p, unsigned int *seen, const char *key,
+		       const char *const *known)
+{
+	int i;
+
+	for (i = 0; known[i] && strcmp(known[i], key); i++)
+		;
+	if (!known[i])
+		return 0;
+	if (*seen & (1u << i)) {
+		error_at(p, p->line, "%s= given twice", key);
+		return 1;
+	}
+	*seen |= 1u << i;
+	return 0;
+}
+
 static void parse_node(struct parser *p, char *rest)
 {
 	struct topo *t = p->t;
 	struct topo_node *n;
+	unsigned int seen = 0;
 	char *w, *eq;
 
 	w = next_word(&rest);
@@ -245,6 +273,8 @@ static void parse_node(struct parser *p, char *rest)
 			continue;
 		}
 		*eq++ = '\0';
+		if (given_twice(p, &seen, w, node_options))
+			continue;
 		if (!strcmp(w, "arch")) {
 			if (!topo_arch_known(p->arches, eq))
 				error_at(p, p->line, "unknown arch '%s' (one of: %s)", eq, p->arches);
@@ -437,6 +467,7 @@ static void parse_test(struct parser *p, char *rest)
 	struct topo_test *tt;
 	char *desc, *out, *w, *eq;
 	int idx = p->t->ntests;
+	unsigned int seen = 0;
 
 	rest += strspn(rest, " \t");
 	if (*rest != '"') {
@@ -457,6 +488,9 @@ static void parse_test(struct parser *p, char *rest)
 	}
 	rest++;
 	*out = '\0';
+	/* KTAP reads "# SKIP" or "# TODO" after a description as a directive */
+	if (strchr(desc, '#'))
+		error_at(p, p->line, "'#' in a test description (KTAP would read '# SKIP' or '# TODO' there)");
 	if (idx == TOPO_MAX_TESTS) {
 		error_at(p, p->line, "more than %d tests", TOPO_MAX_TESTS);
 		return;
@@ -478,6 +512,8 @@ static void parse_test(struct parser *p, char *rest)
 		eq = strchr(w, '=');
 		if (eq) {
 			*eq++ = '\0';
+			if (given_twice(p, &seen, w, test_options))
+				continue;
 			if (!strcmp(w, "timeout"))
 				tt->timeout_s = number_option(p, w, eq, 1, 3600) ?: tt->timeout_s;
 			else if (!strcmp(w, "until"))
@@ -575,10 +611,21 @@ static void parse_step(struct parser *p, const char *kw, char *rest)
 static void parse_line(struct parser *p, char *line)
 {
 	char *rest = line, *kw;
+	size_t len;
 
-	line[strcspn(line, "\r\n")] = '\0';
+	len = strlen(line);
+	if (len && line[len - 1] == '\n')
+		line[--len] = '\0';
+	if (len && line[len - 1] == '\r')	/* CRLF files are fine */
+		line[--len] = '\0';
+	if (strchr(line, '\r')) {
+		error_at(p, p->line, "carriage return inside the line (what follows it would be hidden)");
+		return;
+	}
 	if (line[strspn(line, " \t")] == '\0' || line[strspn(line, " \t")] == '#')
 		return;
+	if (line[len - 1] == '\\')
+		error_at(p, p->line, "line ends in '\\': there is no line continuation");
 	if (line[0] == ' ' || line[0] == '\t') {
 		if (p->cur_node < 0)
 			error_at(p, p->line, "indented line does not follow a node");
@@ -776,6 +823,7 @@ int topo_parse_stream(struct topo *t, FILE *f, const char *path,
 	struct parser *p;
 	char *line = NULL;
 	size_t cap = 0;
+	ssize_t len;
 	int i, errors;
 
 	memset(t, 0, sizeof(*t));
@@ -788,10 +836,27 @@ int topo_parse_stream(struct topo *t, FILE *f, const char *path,
 	p->t = t;
 	p->cur_node = -1;
 	p->arches = arches;
-	while (getline(&line, &cap, f) >= 0) {
+	while ((len = getline(&line, &cap, f)) >= 0) {
 		p->line++;
+		if (p->line == 1 && len >= 2 && ((unsigned char)line[0] == 0xff ||
+						 (unsigned char)line[0] == 0xfe) &&
+		    (unsigned char)line[0] + (unsigned char)line[1] == 0xff + 0xfe) {
+			error_at(p, 1, "the file is UTF-16: save it as UTF-8");
+			break;
+		}
+		if (p->line == 1 && !strncmp(line, "\xef\xbb\xbf", 3)) {
+			error_at(p, 1, "the file starts with a UTF-8 byte order mark: save it without");
+			memmove(line, line + 3, len - 2);
+			len -= 3;
+		}
+		if ((ssize_t)strlen(line) != len) {
+			error_at(p, p->line, "NUL byte in the line");
+			continue;
+		}
 		parse_line(p, line);
 	}
+	if (ferror(f))
+		error_at(p, p->line ? p->line : 1, "read error: %s", strerror(errno));
 	free(line);
 
 	resolve(p);
