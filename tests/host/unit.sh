@@ -622,10 +622,28 @@ test_lint_accepts_valid() {
 	done
 }
 
+# Not a file, or a file of junk: one line, or a bounded list, at once.
+test_lint_odd_files() {
+	local d out rc
+	d=$(scratch)
+	mkfifo "$d/fifo.topo"
+	for f in "$d" "$d/fifo.topo"; do
+		rc=0
+		out=$(timeout 10 "$lab" lint "$f" 2>&1) || rc=$?
+		expect_eq "2 $f: not a regular file" "$rc $out" "lint of $(basename "$f")"
+	done
+	seq 100000 | sed "s/.*/junk/" >"$d/junk.topo"
+	rc=0
+	out=$("$lab" lint "$d/junk.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for junk"
+	expect_eq 101 "$(wc -l <<<"$out")" "lines for 100000 bad lines"
+	expect_eq "$d/junk.topo: 99901 more errors not shown" "$(tail -n 1 <<<"$out")" "the count of the rest"
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 25
+ktap_header 26
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -651,3 +669,4 @@ ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, s
 ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named" test_shell_link_steps
 ktap_run "a guest image is reproducible, readable by all, root-owned; no write outside" test_image_builder
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
+ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files

@@ -6,10 +6,13 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "proto.h"
 #include "topo.h"
@@ -24,10 +27,14 @@ struct error {
 	char *msg;
 };
 
+/* A file of junk must not make a flood: the first ones, and a count. */
+#define MAX_ERRORS_KEPT	100
+
 struct parser {
 	struct topo *t;
 	struct error *errs;
-	int errors;
+	int errors;		/* all of them */
+	int kept;		/* in errs, at most MAX_ERRORS_KEPT */
 	int line;
 	int cur_node;		/* node whose setup lines may follow, or -1 */
 	const char *arches;	/* the known arches, space-separated */
@@ -43,15 +50,17 @@ static void error_at(struct parser *p, int line, const char *fmt, ...)
 	struct error *e;
 	va_list ap;
 
-	e = realloc(p->errs, (p->errors + 1) * sizeof(*e));
+	if (p->errors++ >= MAX_ERRORS_KEPT)
+		return;
+	e = realloc(p->errs, (p->kept + 1) * sizeof(*e));
 	if (!e) {
 		perror("lab: realloc");
 		exit(2);
 	}
 	p->errs = e;
-	e += p->errors;
+	e += p->kept;
 	e->line = line;
-	e->seq = p->errors++;
+	e->seq = p->kept++;
 	va_start(ap, fmt);
 	if (vasprintf(&e->msg, fmt, ap) < 0)
 		e->msg = NULL;
@@ -764,10 +773,26 @@ int topo_arch_known(const char *arches, const char *name)
 int topo_parse(struct topo *t, const char *path, const char *default_arch,
 	       const char *arches, FILE *err)
 {
-	FILE *f = fopen(path, "r");
-	int errors;
+	struct stat st;
+	FILE *f = NULL;
+	int errors, fd;
 
+	/* O_NONBLOCK: a FIFO must be refused, not waited on */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		memset(t, 0, sizeof(*t));
+		t->path = path;
+		fprintf(err, "%s: not a regular file\n", path);
+		return 1;
+	}
+	if (fd >= 0) {
+		fcntl(fd, F_SETFL, 0);
+		f = fdopen(fd, "r");
+	}
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		memset(t, 0, sizeof(*t));
 		t->path = path;
 		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
@@ -869,13 +894,15 @@ int topo_parse_stream(struct topo *t, FILE *f, const char *path,
 			snprintf(t->nodes[i].arch, sizeof(t->nodes[i].arch), "%s",
 				 default_arch);
 	errors = p->errors;
-	if (errors)
-		qsort(p->errs, errors, sizeof(*p->errs), by_line);
-	for (i = 0; i < errors; i++) {
+	if (p->kept)
+		qsort(p->errs, p->kept, sizeof(*p->errs), by_line);
+	for (i = 0; i < p->kept; i++) {
 		fprintf(err, "%s:%d: %s\n", path, p->errs[i].line,
 			p->errs[i].msg ? p->errs[i].msg : "(out of memory)");
 		free(p->errs[i].msg);
 	}
+	if (errors > p->kept)
+		fprintf(err, "%s: %d more errors not shown\n", path, errors - p->kept);
 	free(p->errs);
 	free(p);
 	return errors;
