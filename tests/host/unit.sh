@@ -640,10 +640,25 @@ test_lint_odd_files() {
 	expect_eq "$d/junk.topo: 99901 more errors not shown" "$(tail -n 1 <<<"$out")" "the count of the rest"
 }
 
+# A run folder is the caller's alone (its console socket is a root shell
+# in the guest), and a comma in its path reaches QEMU doubled, as QEMU's
+# option lists want it.
+test_run_folder_private() {
+	local d out rc
+	d=$(fake_arch)
+	rc=0
+	out=$(umask 000 && FAKE_AGENT='END $SEQ 0\n' LAB_TOP=$d timeout 60 "$lab" boot -a toy -b "$d/build" \
+		-r "$d/run,1" -T 10 true 2>&1) || rc=$?
+	expect_eq 0 $rc "exit status with a comma in the run folder: $out"
+	expect_eq 700 "$(stat -c %a "$d/run,1")" "mode of the run folder under umask 000"
+	expect_eq 600 "$(stat -c %a "$d/run,1/results.ktap")" "mode of results.ktap"
+	grep -q 'path=[^ ]*/run,,1/guest.ctl' "$d/run,1/reproduce" || fail "comma not doubled in reproduce"
+}
+
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 26
+ktap_header 27
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -670,3 +685,4 @@ ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named
 ktap_run "a guest image is reproducible, readable by all, root-owned; no write outside" test_image_builder
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
 ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files
+ktap_run "a run folder is 0700 whatever the umask; a comma in its path reaches QEMU" test_run_folder_private

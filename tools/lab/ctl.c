@@ -332,7 +332,7 @@ int ctl_start(struct lab *l, int n, const char *cmd, const char *log, int timeou
 	if (log) {
 		snprintf(nr->logname, sizeof(nr->logname), "%s", log);
 		snprintf(path, sizeof(path), "%s/%s", l->o->qemu.run_dir, log);
-		nr->logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		nr->logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 		/* The cap is the file's: a node's setup lines share one. */
 		if (nr->logfd >= 0 && !fstat(nr->logfd, &st))
 			nr->logged = st.st_size;

@@ -42,10 +42,12 @@ int guest_spawn(struct lab *l, int n, FILE *reproduce)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(1);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);	/* or QEMU holds a spare */
 		}
 		close(0);
 		open("/dev/null", O_RDONLY);
@@ -83,7 +85,7 @@ static FILE *console_open(struct lab *l, int n)
 	char path[4096];
 
 	console_path(l, n, path, sizeof(path));
-	return fopen(path, "r");
+	return fopen(path, "re");
 }
 
 /* The first line of node N's console holding one of MARKS, from it on; or "". */

@@ -272,7 +272,7 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o,
 	int i, j;
 
 	snprintf(path, sizeof(path), "%s/reproduce", o->qemu.run_dir);
-	f = fopen(path, "w");
+	f = fopen(path, "we");
 	if (!f)
 		return;
 	fprintf(f, "# topology: %s\n", t->path);
@@ -294,7 +294,7 @@ static void write_reproduce(const struct topo *t, const struct run_opts *o,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/kernel/include/config/kernel.release",
 			 o->qemu.build, t->nodes[i].arch);
-		in = fopen(path, "r");
+		in = fopen(path, "re");
 		if (in && fgets(line, sizeof(line), in))
 			fprintf(f, "# kernel %s: %s", t->nodes[i].arch, line);
 		if (in)
@@ -356,6 +356,11 @@ static int run_in_folder(const struct topo *t, struct run_opts *o, const char *r
 	int rc;
 
 	lab_signals();	/* before the steps below, which may be slow */
+	/*
+	 * The run folder, its logs and the sockets QEMU makes in it (the
+	 * console is a root shell in the guest) are the caller's alone.
+	 */
+	umask(077);
 	if (!run_dir) {
 		default_run_dir(dir, sizeof(dir), o->qemu.build, command ? "boot" : t->path);
 		run_dir = dir;
@@ -376,7 +381,7 @@ static int run_in_folder(const struct topo *t, struct run_opts *o, const char *r
 	}
 	write_reproduce(t, o, command);
 	snprintf(path, sizeof(path), "%s/results.ktap", run_dir);
-	o->results = fopen(path, "w");
+	o->results = fopen(path, "we");
 	fprintf(stderr, "lab: run folder %s\n", run_dir);
 	if (command) {
 		o->stream_output = 1;

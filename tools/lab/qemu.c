@@ -94,6 +94,27 @@ int qemu_images(const struct qemu_opts *o, const struct arch_desc *arch,
 	return 0;
 }
 
+/*
+ * PATH as a value inside a QEMU option list (path=..., file=...): a comma
+ * ends the value unless doubled.  Malloc'ed.
+ */
+static char *opt_value(const char *path)
+{
+	char *out = malloc(2 * strlen(path) + 1), *o = out;
+
+	if (!out) {
+		perror("lab: malloc");
+		exit(2);
+	}
+	for (; *path; path++) {
+		*o++ = *path;
+		if (*path == ',')
+			*o++ = ',';
+	}
+	*o = '\0';
+	return out;
+}
+
 struct argv_builder {
 	char **v;
 	int n, cap;
@@ -143,7 +164,7 @@ static void add_nics(struct argv_builder *b, const struct topo *t, int n,
 		     const struct qemu_opts *o)
 {
 	const struct topo_node *node = &t->nodes[n];
-	char mac[18], local[4096], remote[4096];
+	char mac[18], local[4096], remote[4096], *lv, *rv;
 	int i;
 
 	for (i = 0; i < node->nports; i++) {
@@ -157,14 +178,20 @@ static void add_nics(struct argv_builder *b, const struct topo *t, int n,
 		else
 			qemu_wire_path(o, p->wire, !p->member, remote, sizeof(remote));
 		add(b, "-netdev");
+		lv = opt_value(local);
+		rv = opt_value(remote);
 		add(b, "dgram,id=n%d,local.type=unix,local.path=%s,remote.type=unix,remote.path=%s",
-		    i, local, remote);
+		    i, lv, rv);
+		free(lv);
+		free(rv);
 		add(b, "-device");
 		add(b, "virtio-net-pci,netdev=n%d,mac=%s", i, mac);
 		if (o->capture) {
 			add(b, "-object");
+			rv = opt_value(o->run_dir);
 			add(b, "filter-dump,id=cap%d,netdev=n%d,file=%s/%s-%s.pcap",
-			    i, i, o->run_dir, node->name, p->ifname);
+			    i, i, rv, node->name, p->ifname);
+			free(rv);
 		}
 	}
 }
@@ -174,7 +201,7 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	const struct topo_node *node = &t->nodes[n];
 	struct argv_builder b = {};
 	struct qemu_images *img;
-	char mac[18];
+	char mac[18], *rd;
 	char cmdline[2048];
 	struct arch_desc arch;
 	int i, len;
@@ -243,26 +270,30 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	 */
 	for (i = 0; i < img->ndisks; i++) {
 		add(&b, "-drive");
-		add(&b, "file=%s,if=none,id=disk%d,format=raw,readonly=on", img->disk[i], i);
+		rd = opt_value(img->disk[i]);
+		add(&b, "file=%s,if=none,id=disk%d,format=raw,readonly=on", rd, i);
+		free(rd);
 		add(&b, "-device");
 		add(&b, "virtio-blk-pci,drive=disk%d,serial=%s", i, img->disk_name[i]);
 	}
 	free(img);
 	/* A socket to attach to (lab shell: console NODE), logged either way. */
 	add(&b, "-chardev");
+	rd = opt_value(o->run_dir);
 	add(&b, "socket,id=console,path=%s/%s.console,server=on,wait=off,logfile=%s/%s.console.log",
-	    o->run_dir, node->name, o->run_dir, node->name);
+	    rd, node->name, rd, node->name);
 	add(&b, "-serial");
 	add(&b, "chardev:console");
 	add(&b, "-device");
 	add(&b, "virtio-serial-pci");
 	add(&b, "-chardev");
-	add(&b, "socket,id=ctl,path=%s/%s.ctl,server=on,wait=off", o->run_dir, node->name);
+	add(&b, "socket,id=ctl,path=%s/%s.ctl,server=on,wait=off", rd, node->name);
 	add(&b, "-device");
 	add(&b, "virtserialport,chardev=ctl,name=lab.ctl");
 	/* QMP: the launcher's link-down and link-up (set_link) go here. */
 	add(&b, "-chardev");
-	add(&b, "socket,id=qmp,path=%s/%s.qmp,server=on,wait=off", o->run_dir, node->name);
+	add(&b, "socket,id=qmp,path=%s/%s.qmp,server=on,wait=off", rd, node->name);
+	free(rd);
 	add(&b, "-mon");
 	add(&b, "chardev=qmp,mode=control");
 

@@ -352,7 +352,7 @@ struct lab *lab_start(const struct topo *t, const struct run_opts *o)
 	lab_signals();
 
 	snprintf(path, sizeof(path), "%s/reproduce", o->qemu.run_dir);
-	reproduce = fopen(path, "a");
+	reproduce = fopen(path, "ae");
 	if (!reproduce) {
 		fprintf(stderr, "lab: %s: %s\n", path, strerror(errno));
 		lab_free(l);
