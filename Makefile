@@ -248,9 +248,11 @@ IMAGES := kselftests
 IMAGE_kselftests := $(foreach f,$(KSELFTEST_BINS),$(notdir $(f))=$(f))
 pair_sources = $(foreach p,$(1),$(lastword $(subst =, ,$(p))))
 
+# The root image's build-image.sh arguments: the padded one adds a file.
+ROOT_IMAGE_ARGS = --base $(B)/base.cpio $(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND)
+
 $(B)/userland.erofs: $(B)/base.cpio $(call pair_sources,$(USERLAND)) initramfs/build-image.sh
-	@initramfs/build-image.sh $@ --base $(B)/base.cpio \
-		$(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND)
+	@initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS)
 
 .SECONDEXPANSION:
 $(IMAGES:%=$(B)/%.erofs): $(B)/%.erofs: $$(call pair_sources,$$(IMAGE_$$*)) initramfs/build-image.sh
@@ -262,8 +264,7 @@ userland: $(B)/userland.erofs $(IMAGES:%=$(B)/%.erofs)
 # the root image and 20 MiB that nothing reads.
 $(B)/userland-padded.erofs: $(B)/userland.erofs
 	@head -c 20M /dev/zero | tr "\0" p >$(B)/pad-20M
-	@initramfs/build-image.sh $@ --base $(B)/base.cpio \
-		$(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND) lab/pad-20M=$(B)/pad-20M; \
+	@initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS) lab/pad-20M=$(B)/pad-20M; \
 		rc=$$?; rm -f $(B)/pad-20M; exit $$rc
 
 userland-padded: $(B)/userland-padded.erofs
