@@ -94,7 +94,8 @@ help:
 	@echo '  make golden                rewrite tests/lab-argv and tests/lab-dump (lab argv, boot -n, dump)'
 	@echo '  make checkpatch            checkpatch --strict on every patch of the series'
 	@echo '  make series-check          build the kernel after every patch, both arches, and with L3 off'
-	@echo '  make fuzz                  libFuzzer on the topology parser (FUZZ_SECONDS=600)'
+	@echo '  make fuzz                  libFuzzer on the topology parser and the control'
+	@echo '                             protocol, FUZZ_SECONDS=600 each (fuzz-topo, fuzz-ctl)'
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
 	@echo '  make l3ns                  the L3 namespace suite in one ARCH guest'
 	@echo '  make stress-l3             L3 namespace churn on the DEBUG=1 kernel: leaks, KASAN, lockdep'
@@ -399,25 +400,39 @@ check: deps
 
 # ---------------------------------------------------------------- fuzzing
 
-# libFuzzer (clang) on the topology parser, under ASan and UBSan, seeded
-# with every topology of the repo.  Crashes land in build/fuzz/.
+# libFuzzer (clang) under ASan and UBSan, one target per input the
+# launcher trusts no more than it must: the topology parser (seeded with
+# every topology of the repo) and its side of the control protocol (seeded
+# with transcripts of real agents, tests/fuzz/ctl/).  Each runs
+# FUZZ_SECONDS; crashes land in build/fuzz/TARGET/.
 FUZZ_SECONDS ?= 600
-FUZZER := $(BUILD)/fuzz/topo_fuzz
+FUZZ_TARGETS := topo ctl
+FUZZ_SRCS_topo := tools/lab/topo.c tools/lab/fault.c
+FUZZ_SRCS_ctl := $(filter-out tools/lab/lab.c,$(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS)))
+FUZZ_SEEDS_topo = topo/*.topo tests/topo-errors/*.topo
+FUZZ_SEEDS_ctl = tests/fuzz/ctl/*
+FUZZ_MAXLEN_topo := 4096
+FUZZ_MAXLEN_ctl := 200000
 
-$(FUZZER): tests/fuzz/topo_fuzz.c tools/lab/topo.c tools/lab/topo.h tools/lab/fault.c tools/lab/fault.h
+$(BUILD)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $$(FUZZ_SRCS_$$*) $(wildcard tools/lab/*.h)
 	@mkdir -p $(@D)
 	@command -v clang >/dev/null || { echo "netns-lab: fuzzing needs clang (apt-get install clang)" >&2; exit 1; }
+	@echo "  CC      $(@F) (libFuzzer, ASan, UBSan)"
 	@clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ tests/fuzz/topo_fuzz.c tools/lab/topo.c tools/lab/fault.c -lm
+		-o $@ $(filter %.c,$^) -lm
 
-fuzz: $(FUZZER)
-	@mkdir -p $(BUILD)/fuzz/corpus
-	@cp topo/*.topo tests/topo-errors/*.topo $(BUILD)/fuzz/corpus/
-	@echo "  FUZZ    topology parser for $(FUZZ_SECONDS)s (log: build/fuzz/fuzz.log)"
-	@$(FUZZER) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
-		-artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus >$(BUILD)/fuzz/fuzz.log 2>&1 || \
-		{ tail -n 30 $(BUILD)/fuzz/fuzz.log; exit 1; }
-	@grep -E '^Done|stat::number_of_executed_units' $(BUILD)/fuzz/fuzz.log | tail -n 2
+.PRECIOUS: $(BUILD)/fuzz/%_fuzz
+fuzz-%: $(BUILD)/fuzz/%_fuzz
+	@rm -rf $(BUILD)/fuzz/$*; mkdir -p $(BUILD)/fuzz/$*/corpus
+	@cp $(FUZZ_SEEDS_$*) $(BUILD)/fuzz/$*/corpus/
+	@echo "  FUZZ    $* for $(FUZZ_SECONDS)s (log: build/fuzz/$*/fuzz.log)"
+	@$< -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAXLEN_$*) -timeout=5 \
+		-artifact_prefix=$(BUILD)/fuzz/$*/ $(BUILD)/fuzz/$*/corpus \
+		>$(BUILD)/fuzz/$*/fuzz.log 2>&1 || \
+		{ tail -n 30 $(BUILD)/fuzz/$*/fuzz.log; exit 1; }
+	@grep -E '^Done|stat::number_of_executed_units' $(BUILD)/fuzz/$*/fuzz.log | tail -n 2
+
+fuzz: $(addprefix fuzz-,$(FUZZ_TARGETS))
 
 # ---------------------------------------------------------------- benchmarks
 

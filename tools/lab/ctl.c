@@ -66,6 +66,8 @@ static void ctl_output(struct lab *l, struct node_rt *nr, const char *buf, size_
 {
 	size_t drop;
 
+	if (!len)
+		return;		/* an empty OUT is allowed, and nothing to show */
 	if (l->o->stream_output) {
 		fwrite(buf, 1, len, stdout);
 		fflush(stdout);

@@ -102,6 +102,11 @@ void ctl_connect(struct lab *l, int n);
 /* Reads what node N's agent sent and parses it; the channel may close. */
 void ctl_receive(struct lab *l, int n);
 /*
+ * Parses the messages in node N's input buffer (ctl_receive's second half,
+ * and the control-protocol fuzzer's way in); garbage fails L and closes N.
+ */
+void ctl_parse(struct lab *l, int n);
+/*
  * Queues BUF for node N's agent and writes what its socket takes now; the
  * event loop writes the rest.  -1 if the channel is gone or the agent has
  * left CTL_SENDQ_MAX bytes unread (the lab then fails).
