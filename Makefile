@@ -307,14 +307,17 @@ $(LAB): $(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS)) $(wildcard 
 host-tools: $(LAB)
 
 # topo=NAME is topo/NAME.topo; anything with a slash or .topo is a path.
-TOPO_FILE := $(if $(or $(findstring /,$(topo)),$(filter %.topo,$(topo))),$(topo),topo/$(topo).topo)
+# Recipes take it from the environment, "$$TOPO_FILE", so a path with
+# spaces or quotes in it arrives whole.
+TOPO_FILE := $(if $(or $(findstring /,$(topo)),$(filter %.topo,$(lastword $(topo)))),$(topo),topo/$(topo).topo)
+export TOPO_FILE
 SERIES_HASH = $$(cat $(PATCHES) | sha256sum | cut -c1-16)
 
 # Every arch the topology's nodes use is built before anything boots; the
 # file is validated before anything is built.
 lab-images: $(LAB)
-	@$(LAB) lint -a $(ARCH) $(TOPO_FILE)
-	@for a in $$($(LAB) arches -a $(ARCH) $(TOPO_FILE)); do \
+	@$(LAB) lint -a $(ARCH) "$$TOPO_FILE"
+	@for a in $$($(LAB) arches -a $(ARCH) "$$TOPO_FILE"); do \
 		$(MAKE) -s --no-print-directory ARCH=$$a DEBUG=$(DEBUG) kernel userland || exit 2; done
 
 # run, shell and argv see the guests the same way.
@@ -322,23 +325,23 @@ LAB_RUN_FLAGS := $(if $(filter 1,$(DEBUG)),-d) -a $(ARCH) -b $(BUILD) -k $(ACCEL
 	$(if $(filter 1,$(capture)),-c)
 
 run: lab-images
-	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) run $(LAB_RUN_FLAGS) $(TOPO_FILE)
+	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) run $(LAB_RUN_FLAGS) "$$TOPO_FILE"
 
 shell: lab-images
-	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) shell $(LAB_RUN_FLAGS) $(TOPO_FILE)
+	@LAB_SERIES_HASH=$(SERIES_HASH) $(LAB) shell $(LAB_RUN_FLAGS) "$$TOPO_FILE"
 
 # `make lint` checks every shipped topology, `make topo=X lint` just one.
-LINT_FILES = $(if $(filter command line,$(origin topo)),$(TOPO_FILE),$(wildcard topo/*.topo))
+LINT_FILES = $(if $(filter command line,$(origin topo)),"$$TOPO_FILE",$(wildcard topo/*.topo))
 lint: $(LAB)
 	@$(LAB) lint -a $(ARCH) $(LINT_FILES)
-	@echo "  LINT    $(LINT_FILES): no errors"
+	@echo "  LINT    "$(LINT_FILES)": no errors"
 
 # The QEMU command lines `make run` would use, and their golden copies:
 # tests/lab-argv/NAME.ARCH.argv for every shipped topology and every arch.
 # The host tests compare them; after a deliberate change, `make golden`
 # rewrites them (review the diff).
 argv: $(LAB)
-	@$(LAB) argv $(LAB_RUN_FLAGS) $(TOPO_FILE)
+	@$(LAB) argv $(LAB_RUN_FLAGS) "$$TOPO_FILE"
 
 golden: $(LAB)
 	@rm -rf $(BUILD)/lab-argv && mkdir -p $(BUILD)/lab-argv/boot tests/lab-argv
@@ -359,12 +362,12 @@ golden: $(LAB)
 
 graph: $(LAB)
 	@mkdir -p $(BUILD)/graphs
-	@$(LAB) graph -a $(ARCH) $(TOPO_FILE) >$(BUILD)/graphs/$(notdir $(TOPO_FILE:.topo=)).dot
-	@echo "  DOT     build/graphs/$(notdir $(TOPO_FILE:.topo=)).dot"
-	@if command -v dot >/dev/null; then \
-		dot -Tpng -o $(BUILD)/graphs/$(notdir $(TOPO_FILE:.topo=)).png \
-			$(BUILD)/graphs/$(notdir $(TOPO_FILE:.topo=)).dot && \
-		echo "  PNG     build/graphs/$(notdir $(TOPO_FILE:.topo=)).png"; \
+	@name=$$(basename "$$TOPO_FILE" .topo); \
+	$(LAB) graph -a $(ARCH) "$$TOPO_FILE" >"$(BUILD)/graphs/$$name.dot" || exit 2; \
+	echo "  DOT     build/graphs/$$name.dot"; \
+	if command -v dot >/dev/null; then \
+		dot -Tpng -o "$(BUILD)/graphs/$$name.png" "$(BUILD)/graphs/$$name.dot" && \
+		echo "  PNG     build/graphs/$$name.png"; \
 	else echo "  (apt-get install graphviz for a PNG)"; fi
 
 # One-guest suites: the tests/guest scripts marked "# check: per arch"

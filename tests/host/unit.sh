@@ -191,6 +191,10 @@ test_lab_boot_bad_input() {
 	expect_eq 2 $rc "exit status for -s 9"
 	expect_eq "lab: -s 9: expected a number from 1 to 8" "$err" "message for -s 9"
 	rc=0
+	err=$("$lab" run -r "" "$top/topo/bridge.topo" 2>&1) || rc=$?
+	expect_eq 2 $rc "exit status for -r ''"
+	expect_eq "lab: -r: an empty run folder name" "$err" "message for -r ''"
+	rc=0
 	err=$("$lab" run -T 5 "$top/topo/bridge.topo" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for lab run -T"
 	expect_eq "lab: run: -s, -K, -e, -q, -T, -n and -i are options of lab boot" "$err" "message for lab run -T"
@@ -207,6 +211,20 @@ test_make_bad_arch_and_compiler() {
 		fail "make succeeded without a cross compiler"
 	echo "$err"
 	grep -q "no-such-cross-gcc not found" <<<"$err"
+}
+
+# make topo=PATH takes a path with spaces and quotes whole (a topology
+# the user keeps in "my labs/it's.topo").
+test_make_topo_path_whole() {
+	local d f out
+	d=$(scratch)
+	f="$d/my labs/it's a lab.topo"
+	mkdir -p "$d/my labs"
+	cp "$top/topo/bridge.topo" "$f"
+	out=$(make -s -C "$top" topo="$f" lint 2>&1) || fail "make lint of a path with spaces: $out"
+	expect_eq "  LINT    $f: no errors" "$out" "make lint names the file whole"
+	out=$(make -s -C "$top" topo="$f" argv 2>&1) || fail "make argv of a path with spaces: $out"
+	expect_eq "$(make -s -C "$top" topo=bridge argv)" "$out" "the lab from a path with spaces"
 }
 
 # Every file in tests/topo-errors is rejected with exactly the errors in
@@ -660,7 +678,8 @@ test_run_folder_private() {
 make -s --no-print-directory -C "$top" host-tools >/dev/null || exit 1
 lab=$top/build/host/lab
 
-ktap_header 27
+# The plan is the ktap_run lines below: adding one cannot leave it stale.
+ktap_header "$(grep -c "^ktap_run " "$0")"
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
@@ -671,6 +690,7 @@ ktap_run "the shell KTAP writer and closing line match tests/ktap (golden)" test
 ktap_run "deps without root lists what to install" test_deps_non_root_message
 ktap_run "lab boot refuses bad input before QEMU, in one line" test_lab_boot_bad_input
 ktap_run "make names a bad ARCH and a missing cross compiler" test_make_bad_arch_and_compiler
+ktap_run "make topo=PATH takes spaces and quotes in the path" test_make_topo_path_whole
 ktap_run "topology errors: FILE:LINE for every error (golden files)" test_topology_golden_errors
 ktap_run "topology file that does not exist: named, nothing built" test_topology_missing_file
 ktap_run "every shipped topology passes lint" test_shipped_topologies_lint

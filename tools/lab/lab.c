@@ -471,7 +471,13 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct cli *
 		switch (opt) {
 		case 'a': c->arch = optarg; break;
 		case 'b': o->qemu.build = optarg; break;
-		case 'r': c->run_dir = optarg; break;
+		case 'r':
+			if (!*optarg) {
+				fprintf(stderr, "lab: -r: an empty run folder name\n");
+				exit(2);
+			}
+			c->run_dir = optarg;
+			break;
 		case 'k': o->qemu.accel = optarg; break;
 		case 'c': o->qemu.capture = 1; break;
 		case 't': o->boot_timeout_s = number("-t", optarg, 1, 86400); break;
