@@ -56,7 +56,8 @@ export KBUILD_BUILD_HOST := netns-lab
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
-KMAKE = $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
+# Every kbuild run reads the tree under its shared lock (kernel-tree.sh).
+KMAKE = tools/build/locked.sh --shared $(KSRC).lock $(MAKE) -C $(KSRC) O=$(KOBJ) ARCH=$(KARCH) CROSS_COMPILE=$(CROSS_COMPILE) \
 	-j$(NPROC) --no-print-directory $(if $(filter 1,$(V)),V=1,quiet=quiet_) \
 	$(if $(CCACHE),CC="ccache $(CROSS_COMPILE)gcc" HOSTCC="ccache gcc")
 
@@ -70,7 +71,7 @@ PATCHES := patches/series $(wildcard patches/*.patch)
 ktap_close = tools/ktap/close.sh $(1)
 
 .DELETE_ON_ERROR:
-.PHONY: help deps tree toolchain kernel config userland userland-padded initramfs floor run shell lint graph \
+.PHONY: help deps tree toolchain kernel kernel-unlocked config userland userland-padded initramfs floor run shell lint graph \
 	lab-images host-tools argv golden fuzz checkpatch series-check check unit \
 	stress-l3 bench-boot bench-build bench-lab bench-l3 bench-faults clean distclean FORCE
 
@@ -146,7 +147,8 @@ $(KOBJ)/.config: $(FRAGMENTS) tools/build/check-config.sh $(TREE_STAMP) | toolch
 	@echo "  CONFIG  $(ARCH): tinyconfig + $(notdir $(FRAGMENTS))"
 	@mkdir -p $(KOBJ)
 	@$(KMAKE) -s tinyconfig >/dev/null
-	@cd $(KSRC) && KCONFIG_CONFIG=$(KOBJ)/.config scripts/kconfig/merge_config.sh \
+	@cd $(KSRC) && KCONFIG_CONFIG=$(KOBJ)/.config $(TOP)/tools/build/locked.sh --shared $(KSRC).lock \
+		scripts/kconfig/merge_config.sh \
 		-m -O $(KOBJ) $(KOBJ)/.config $(addprefix $(TOP)/,$(FRAGMENTS)) >$(KOBJ)/merge.log
 	@$(KMAKE) -s olddefconfig >/dev/null
 	@tools/build/check-config.sh $(KOBJ)/.config $(FRAGMENTS) || \
@@ -154,7 +156,13 @@ $(KOBJ)/.config: $(FRAGMENTS) tools/build/check-config.sh $(TREE_STAMP) | toolch
 
 config: $(KOBJ)/.config
 
-kernel: $(KOBJ)/.config | toolchain
+# One make at a time configures and builds into an object folder: a second
+# `make run` or `make kernel` waits for the first (tools/build/locked.sh),
+# then finds the kernel built.
+kernel: | toolchain
+	@tools/build/locked.sh $(KOBJ).lock $(MAKE) -s --no-print-directory kernel-unlocked
+
+kernel-unlocked: $(KOBJ)/.config | toolchain
 	@echo "  KERNEL  $(ARCH) ($(NPROC) jobs$(if $(CCACHE),, no ccache))"
 	@$(KMAKE) $(notdir $(KIMAGE)) | \
 		awk -v label="KERNEL  $(ARCH)" -v tty=$$([ -t 1 ] && echo 1 || echo 0) \

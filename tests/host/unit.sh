@@ -102,6 +102,58 @@ test_tree_edit_reapplies_suffix() {
 	grep -q THR3E "$d/tree/file"
 }
 
+# Two makes share the tree: a compile holds its lock shared, so a no-op
+# check passes beside it, while re-patching waits for the compile to end
+# (named) and two makes re-patching at once apply the series once.
+test_tree_locked() {
+	local d out holder t0
+	d=$(scratch)
+	fake_source "$d"
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" >/dev/null
+	flock -s "$d/tree.lock" sleep 3 &
+	holder=$!
+	sleep 0.3
+	out=$(timeout 2 "$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" 2>&1) ||
+		fail "a no-op check waited for a compile: $out"
+	expect_eq "" "$out" "a no-op check beside a compile"
+	sed -i 's/^+THREE$/+THR3E/' "$d/patches/0002-second.patch"
+	t0=$SECONDS
+	out=$("$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" 2>&1)
+	wait "$holder"
+	grep -qxF "netns-lab: waiting for another make that holds $d/tree.lock" <<<"$out" ||
+		fail "re-patching did not say it waits: $out"
+	[ $((SECONDS - t0)) -ge 2 ] || fail "re-patching did not wait for the compile"
+	grep -q THR3E "$d/tree/file"
+	sed -i 's/^+THR3E$/+THREE/' "$d/patches/0002-second.patch"
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" >"$d/one" 2>&1 &
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" >"$d/two" 2>&1
+	wait $! || fail "the first of two makes at once failed: $(cat "$d/one")"
+	expect_eq 1 "$(cat "$d/one" "$d/two" | grep -c "AM      0002")" "patches applied by two makes at once"
+	grep -q THREE "$d/tree/file"
+	expect_eq "" "$(git -C "$d/tree" status --porcelain)" "tree status after two makes at once"
+}
+
+# locked.sh: a second make waits for the object folder's lock, says so,
+# then runs; a lock held shared admits another shared holder at once.
+test_locked_waits() {
+	local d out t0
+	d=$(scratch)
+	flock "$d/obj.lock" sleep 2 &
+	sleep 0.3
+	t0=$SECONDS
+	out=$("$top/tools/build/locked.sh" "$d/obj.lock" echo built 2>&1)
+	expect_eq "netns-lab: waiting for another make that holds $d/obj.lock
+built" "$out" "a make behind another"
+	[ $((SECONDS - t0)) -ge 1 ] || fail "it did not wait"
+	wait
+	flock -s "$d/obj.lock" sleep 2 &
+	sleep 0.3
+	out=$(timeout 1 "$top/tools/build/locked.sh" --shared "$d/obj.lock" echo read 2>&1) ||
+		fail "a shared holder waited for another: $out"
+	expect_eq read "$out" "two shared holders"
+	wait
+}
+
 # A series entry without its file is named.
 test_tree_missing_patch_file() {
 	local d err
@@ -684,6 +736,8 @@ ktap_run "check-config names a symbol that did not stick" test_config_dropped_sy
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
 ktap_run "kernel-tree re-applies only from an edited patch" test_tree_edit_reapplies_suffix
+ktap_run "kernel-tree: a compile and two makes at once share the tree, locked" test_tree_locked
+ktap_run "locked.sh: a second make waits, named; shared holders do not" test_locked_waits
 ktap_run "kernel-tree names a missing patch file" test_tree_missing_patch_file
 ktap_run "ktap-count: truncated runs fail, skips count apart" test_ktap_count
 ktap_run "the shell KTAP writer and closing line match tests/ktap (golden)" test_ktap_writer_golden

@@ -26,7 +26,25 @@ git_tree() {
 		-c advice.detachedHead=false "$@"
 }
 
-if ! git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
+# Two makes at once (make check builds both arches side by side, a second
+# `make run`) share this tree: it is read under a shared flock on TREE.lock
+# (this check, and every kbuild run, see KMAKE in the Makefile) and changed
+# under an exclusive one, so it never changes under a compile.  Converting
+# the lock lets go of it first, so two converting makes cannot deadlock;
+# whoever gets it second finds the work done.
+lock_tree() {	# lock_tree -s|-x
+	flock -n "$1" 9 && return
+	echo "netns-lab: waiting for another make that holds $tree.lock" >&2
+	flock "$1" 9
+}
+mkdir -p "$(dirname "$tree")"
+exec 9>>"$tree.lock"
+lock_tree -s
+
+unpacked() { git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; }
+
+unpacked || lock_tree -x
+if ! unpacked; then
 	echo "  TREE    unpacking $(basename "$tarball") into $tree"
 	rm -rf "$tree" "$tree.tmp"
 	mkdir -p "$tree.tmp"
@@ -53,23 +71,29 @@ for p in "${patches[@]}"; do
 	[ -r "$series_dir/$p" ] || die "$series_dir/series: $p: no such patch file"
 done
 
-# Keep the longest prefix of the series that is applied already.
-mapfile -t applied < "$state"
-keep=0 base=pristine
-for p in "${patches[@]}"; do
-	sum=$(sha256sum <"$series_dir/$p" | cut -d' ' -f1)
-	line=${applied[$keep]:-}
-	[ "${line%% *}" = "$sum" ] || break
-	base=${line#* }
-	keep=$((keep + 1))
-done
+# Keep the longest prefix of the series that is applied already: its
+# length in keep, its last commit in base; true if that is all of it.
+applied_already() {
+	local p sum line head want
 
-head=$(git_tree rev-parse HEAD)
-want=$(git_tree rev-parse "$base^{commit}")
-if [ "$keep" -eq "${#patches[@]}" ] && [ "$keep" -eq "${#applied[@]}" ] &&
-   [ "$head" = "$want" ] && git_tree diff --quiet HEAD; then
-	exit 0
-fi
+	mapfile -t applied < "$state"
+	keep=0 base=pristine
+	for p in "${patches[@]}"; do
+		sum=$(sha256sum <"$series_dir/$p" | cut -d' ' -f1)
+		line=${applied[$keep]:-}
+		[ "${line%% *}" = "$sum" ] || break
+		base=${line#* }
+		keep=$((keep + 1))
+	done
+	head=$(git_tree rev-parse HEAD)
+	want=$(git_tree rev-parse "$base^{commit}")
+	[ "$keep" -eq "${#patches[@]}" ] && [ "$keep" -eq "${#applied[@]}" ] &&
+		[ "$head" = "$want" ] && git_tree diff --quiet HEAD
+}
+
+applied_already && exit 0
+lock_tree -x
+applied_already && exit 0
 
 git_tree am --abort >/dev/null 2>&1 || true
 # reset --hard only rewrites files that differ, so untouched files keep
