@@ -204,7 +204,7 @@ $(B)/kselftests/%: $(TREE_STAMP) | toolchain
 # lab boot -i, "# images:" in a guest suite) and mounted on /lab/NAME.
 $(B)/base.cpio: initramfs/packages initramfs/build-base.sh | deps
 	@mkdir -p $(@D)
-	@initramfs/build-base.sh $(ARCH) $@
+	@tools/build/locked.sh $(B)/userland.lock initramfs/build-base.sh $(ARCH) $@
 
 # The guest's C programs: static, one binary per arch.
 GUEST_CFLAGS := -static -s -O2 -Wall -Wextra -Werror
@@ -261,11 +261,11 @@ pair_sources = $(foreach p,$(1),$(lastword $(subst =, ,$(p))))
 ROOT_IMAGE_ARGS = --base $(B)/base.cpio $(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND)
 
 $(B)/userland.erofs: $(B)/base.cpio $(call pair_sources,$(USERLAND)) initramfs/build-image.sh
-	@initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS)
+	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS)
 
 .SECONDEXPANSION:
 $(IMAGES:%=$(B)/%.erofs): $(B)/%.erofs: $$(call pair_sources,$$(IMAGE_$$*)) initramfs/build-image.sh
-	@initramfs/build-image.sh $@ $(IMAGE_$*)
+	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ $(IMAGE_$*)
 
 userland: $(B)/userland.erofs $(IMAGES:%=$(B)/%.erofs)
 
@@ -273,7 +273,7 @@ userland: $(B)/userland.erofs $(IMAGES:%=$(B)/%.erofs)
 # the root image and 20 MiB that nothing reads.
 $(B)/userland-padded.erofs: $(B)/userland.erofs
 	@head -c 20M /dev/zero | tr "\0" p >$(B)/pad-20M
-	@initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS) lab/pad-20M=$(B)/pad-20M; \
+	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS) lab/pad-20M=$(B)/pad-20M; \
 		rc=$$?; rm -f $(B)/pad-20M; exit $$rc
 
 userland-padded: $(B)/userland-padded.erofs
