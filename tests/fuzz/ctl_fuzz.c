@@ -4,7 +4,10 @@
  * (tools/lab/proto.h, ctl.c): whatever bytes a guest's agent sends, the
  * launcher must take them or fail that node as garbage, never crash, hang,
  * leak or let a buffer grow past its bound (run under ASan and UBSan by
- * `make fuzz`, seeded with transcripts of real guests in tests/fuzz/ctl/).
+ * `make fuzz`, seeded with transcripts of real guests in tests/fuzz/ctl/:
+ * what the agents sent in x86_64 runs of topo/bridge.topo and of
+ * tests/fuzz/ctl-transcripts.topo, read off `strace -xx -e read` of the
+ * launcher, each behind a first byte as below).
  *
  * The first byte of an input says how the bytes arrive: bits 0-5 the size
  * of each read (0: as much as the buffer takes, as from a fast guest),
