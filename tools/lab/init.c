@@ -93,6 +93,12 @@ static void mount_basics(void)
 	mkdir("/dev/shm", 0);
 	chmod("/dev/shm", 01777);	/* not through the umask: shm_open for all */
 	mount_or_say("devpts", "/dev/pts", "devpts", 0, NULL);
+	/* What udev would add: bash's <(...) opens /dev/fd/N. */
+	if (symlink("/proc/self/fd", "/dev/fd") ||
+	    symlink("/proc/self/fd/0", "/dev/stdin") ||
+	    symlink("/proc/self/fd/1", "/dev/stdout") ||
+	    symlink("/proc/self/fd/2", "/dev/stderr"))
+		say("symlinks in /dev: %s", strerror(errno));
 	mount_or_say("tmpfs", "/run", "tmpfs", 0, "mode=0755");
 	mount_or_say("tmpfs", "/tmp", "tmpfs", 0, NULL);
 }
