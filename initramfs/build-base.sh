@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-base.sh ARCH OUT.cpio
+# build-base.sh ARCH OUT.cpio [PACKAGE_LIST]...
 #
 # The guest userland that comes from Debian: busybox-static for the small
-# tools, dash as /bin/sh and the programs listed in initramfs/packages, with
-# exactly the shared libraries their ELF headers ask for.  The .debs are
+# tools, dash as /bin/sh and the programs named in the package lists
+# (initramfs/packages if none is given), with exactly the shared libraries
+# their ELF headers ask for.  The .debs are
 # downloaded (never installed), through multiarch for a foreign ARCH, and
 # cached under build/debs/ARCH.
 set -euo pipefail
@@ -13,9 +14,12 @@ set -euo pipefail
 prog=build-base
 die() { echo "$prog: $*" >&2; exit 1; }
 
-[ $# -eq 2 ] || die "usage: $0 ARCH OUT.cpio"
+[ $# -ge 2 ] || die "usage: $0 ARCH OUT.cpio [PACKAGE_LIST]..."
 arch=$1 out=$2
+shift 2
 here=$(cd "$(dirname "$0")" && pwd)
+lists=("$@")
+[ ${#lists[@]} -gt 0 ] || lists=("$here/packages")
 top=$(dirname "$here")
 
 # shellcheck source=tools/build/arch.sh
@@ -30,9 +34,9 @@ trap 'rm -rf "$work"' EXIT
 stage=$work/stage root=$work/root
 mkdir -p "$debs" "$stage" "$root"
 
-# Packages named in initramfs/packages: "PACKAGE [PROGRAM...]"; the programs
-# are the paths taken from the package into the guest.
-mapfile -t lines < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/packages")
+# Packages named in the lists: "PACKAGE [PROGRAM...]"; the programs are the
+# paths taken from the package into the guest.
+mapfile -t lines < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${lists[@]}")
 top_pkgs=()
 for l in "${lines[@]}"; do
 	read -r pkg _ <<<"$l"
@@ -57,6 +61,14 @@ mapfile -t pkgs < <(
 		else
 			sed -n "s/^\([^:]*\):$debarch\$/\1:$debarch/p"
 		fi | sort -u)
+# A listed package that is Architecture: all (netbase) has no ":ARCH" name
+# to find it by there: it is taken by its bare name.
+if [ "$debarch" != "$native" ]; then
+	for t in "${top_pkgs[@]}"; do
+		apt-cache show --no-all-versions "${t%%:*}" 2>/dev/null |
+			grep -qx 'Architecture: all' && pkgs+=("${t%%:*}")
+	done
+fi
 [ ${#pkgs[@]} -gt 0 ] || die "apt-cache knows none of: ${top_pkgs[*]} (run 'make deps')"
 
 missing=()
@@ -121,10 +133,15 @@ copy_needed() {	# the DT_NEEDED closure of one ELF file
 }
 
 for l in "${lines[@]}"; do
-	read -r pkg progs <<<"$l"
-	for p in $progs; do
-		[ -e "$stage/$p" ] || die "initramfs/packages: $pkg has no $p"
-		copy_file "$p"
+	read -r -a words <<<"$l"
+	pkg=${words[0]}
+	# A PROGRAM may be a glob (usr/bin/*): every file it names.
+	for p in "${words[@]:1}"; do
+		mapfile -t found < <(cd "$stage" && compgen -G "$p" || true)
+		[ ${#found[@]} -gt 0 ] || die "${lists[*]}: $pkg has no $p"
+		for f in "${found[@]}"; do
+			copy_file "$f"
+		done
 	done
 done
 

@@ -5,7 +5,8 @@
 #
 # One read-only guest image: the Debian userland archive of build-base.sh
 # (--base) unpacked, empty directories DIR (the mount points of the payload
-# images), and each SRC file copied to DEST.  EROFS, uncompressed: the
+# images), and each SRC copied to DEST: a file, or a directory whole (its
+# symlinks as they are).  EROFS, uncompressed: the
 # guest's kernel reads a block when a program touches it, so boot cost
 # does not grow with the image, and there is nothing to decompress under
 # TCG.  Reproducible: one timestamp, root owner, a fixed UUID, no xattrs.
@@ -58,7 +59,12 @@ while [ $# -gt 0 ]; do
 		mkdir -p "$root/$(dirname "$dest")"
 		# Replaces what the base has there; never follows its symlinks
 		# (the base holds absolute ones: they would point at the host).
-		cp --remove-destination "$src" "$root/$dest"
+		if [ -d "$src" ]; then
+			[ ! -e "$root/$dest" ] || die "$dest: a directory is copied only where nothing is"
+			cp -R --no-dereference "$src" "$root/$dest"
+		else
+			cp --remove-destination "$src" "$root/$dest"
+		fi
 		shift ;;
 	*)
 		die "$1: expected --base, --dir or DEST=SRC" ;;
