@@ -99,6 +99,8 @@ help:
 	@echo '                             protocol, FUZZ_SECONDS=600 each (fuzz-topo, fuzz-ctl)'
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
 	@echo '  make l3ns                  the L3 namespace suite in one ARCH guest'
+	@echo '  make upstream-net          upstream net selftests (tests/upstream/check.list) in one'
+	@echo '                             ARCH guest, with the L3 key off, then on'
 	@echo '  make stress-l3             L3 namespace churn on the DEBUG=1 kernel: leaks, KASAN, lockdep'
 	@echo '  make bench-boot            boot-to-first-test time against the bare kernel'"'"'s (floor), per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
@@ -206,6 +208,28 @@ $(B)/base.cpio: initramfs/packages initramfs/build-base.sh | deps
 	@mkdir -p $(@D)
 	@tools/build/locked.sh $(B)/userland.lock initramfs/build-base.sh $(ARCH) $@
 
+$(B)/netselftests-base.cpio: initramfs/packages initramfs/packages.netselftests \
+		initramfs/build-base.sh | deps
+	@mkdir -p $(@D)
+	@tools/build/locked.sh $(B)/userland.lock initramfs/build-base.sh $(ARCH) $@ \
+		initramfs/packages initramfs/packages.netselftests
+
+# Copied whole into the image; it is there once the tree is.
+$(SELFTESTS)/net: $(TREE_STAMP) ;
+
+# The C helpers of tools/testing/selftests/net that the upstream tests of
+# tests/upstream/check.list run, static like the kselftests above.
+NETSELFTESTS_PROGS := reuseport_bpf reuseport_bpf_cpu reuseport_dualstack reuseaddr_conflict \
+	sk_bind_sendto_listen sk_connect_zero_addr so_netns_cookie reuseport_addr_any \
+	reuseaddr_ports_exhausted udpgso cmsg_sender nettest
+
+$(B)/netselftests/%: $(TREE_STAMP) | toolchain
+	@mkdir -p $(@D)
+	@echo "  CC      selftests/net/$* ($(ARCH))"
+	@$(CROSS_COMPILE)gcc -static -s -pthread -O2 -Wall -I$(SELFTESTS) -o $@ \
+		$(SELFTESTS)/net/$*.c 2>&1 | \
+		{ grep -v -e 'in function' -e 'statically linked applications requires' >&2 || true; }
+
 # The guest's C programs: static, one binary per arch.
 GUEST_CFLAGS := -static -s -O2 -Wall -Wextra -Werror
 
@@ -252,9 +276,21 @@ USERLAND := init=$(LAB_INIT) \
 	usr/bin/l3ns=$(L3NS) \
 	usr/bin/tcpbench=$(TCPBENCH) \
 	$(foreach t,$(DEBUG_TOOLS),usr/bin/$(notdir $(t))=$(t))
-# Payload images, and the DEST=SRC pairs of each.
-IMAGES := kselftests
+# Payload images, and the DEST=SRC pairs of each; IMAGE_BASE_NAME, if
+# set, is the archive of build-base.sh the image starts from.
+IMAGES := kselftests netselftests
 IMAGE_kselftests := $(foreach f,$(KSELFTEST_BINS),$(notdir $(f))=$(f))
+# netselftests: the upstream net selftests (tests/guest/upstream-net.sh).
+# A Debian root of its own, as the scripts want bash, GNU coreutils and
+# iputils (initramfs/packages.netselftests on top of the guests' list),
+# holding the patched tree's tools/testing/selftests/net as it is, the C
+# helpers the listed tests call built for the arch, and the runner.
+IMAGE_BASE_netselftests := $(B)/netselftests-base.cpio
+IMAGE_netselftests := selftests/net=$(SELFTESTS)/net \
+	$(foreach p,$(NETSELFTESTS_PROGS),selftests/net/$(p)=$(B)/netselftests/$(p)) \
+	selftests/run-net=tests/upstream/run-net \
+	selftests/check.list=tests/upstream/check.list \
+	selftests/check.skips=tests/upstream/check.skips
 pair_sources = $(foreach p,$(1),$(lastword $(subst =, ,$(p))))
 
 # The root image's build-image.sh arguments: the padded one adds a file.
@@ -264,8 +300,10 @@ $(B)/userland.erofs: $(B)/base.cpio $(call pair_sources,$(USERLAND)) initramfs/b
 	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS)
 
 .SECONDEXPANSION:
-$(IMAGES:%=$(B)/%.erofs): $(B)/%.erofs: $$(call pair_sources,$$(IMAGE_$$*)) initramfs/build-image.sh
-	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ $(IMAGE_$*)
+$(IMAGES:%=$(B)/%.erofs): $(B)/%.erofs: $$(call pair_sources,$$(IMAGE_$$*)) $$(IMAGE_BASE_$$*) \
+		initramfs/build-image.sh $(TREE_STAMP)
+	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ \
+		$(if $(IMAGE_BASE_$*),--base $(IMAGE_BASE_$*)) $(IMAGE_$*)
 
 userland: $(B)/userland.erofs $(IMAGES:%=$(B)/%.erofs)
 

@@ -678,6 +678,51 @@ test_image_builder() {
 	expect_eq 1 $rc "exit status for a missing file"
 	expect_eq "build-image: $d/nosuch: not found" "$out" "message for a missing file"
 	[ ! -e "$d/c.erofs" ] && [ ! -e "$d/c.erofs.tmp" ] || fail "an image was left after an error"
+
+	# a directory is copied whole, its symlinks as they are, and only
+	# where the base has nothing (netselftests takes selftests/net so)
+	mkdir -p "$d/tree/sub"
+	echo t >"$d/tree/sub/file"
+	ln -s /proc/self/fd "$d/tree/fd"
+	"$top/initramfs/build-image.sh" "$d/t.erofs" --base "$d/base.cpio" tests="$d/tree" >/dev/null ||
+		fail "build-image.sh with a directory failed"
+	dump.erofs --path=/tests/sub/file "$d/t.erofs" | grep -q 'regular file' || fail "the tree's file is not in the image"
+	dump.erofs --path=/tests/fd "$d/t.erofs" | grep -q 'symlink' || fail "the tree's symlink was followed"
+	rc=0
+	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" --base "$d/base.cpio" bin="$d/tree" 2>&1) || rc=$?
+	expect_eq "1 build-image: bin: a directory is copied only where nothing is" "$rc $out" "a directory over the base's"
+}
+
+# run-net, the upstream selftests' runner: a pass, a failure with its
+# output, an expected skip with its reason, an unexpected skip and a hang
+# each come out as they should.
+test_upstream_runner() {
+	local d out
+	d=$(scratch)
+	mkdir "$d/net"
+	printf '#!/bin/sh\nexit 0\n' >"$d/net/pass"
+	printf '#!/bin/sh\necho "TEST: it  [FAIL]"\nexit 1\n' >"$d/net/fail"
+	printf '#!/bin/sh\n[ "$1" = -x ] && exit 4\nexit 0\n' >"$d/net/skip"
+	printf '#!/bin/sh\nexec sleep 30\n' >"$d/net/hang"
+	printf 'timeout=1500\n' >"$d/net/settings"
+	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang"
+	printf '# a comment\npass\nfail\nskip -x\nskip -y\nhang\nskip -z\n' >"$d/list"
+	printf 'skip -x | no such thing here\n' >"$d/skips"
+	out=$(UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=1 "$top/tests/upstream/run-net" 3 "$d/list" "$d/skips" "key off")
+	expect_eq "ok 3 pass (key off)
+not ok 4 fail (key off)
+# exit status 1
+# TEST: it  [FAIL]
+ok 5 skip -x (key off) # SKIP no such thing here
+ok 6 skip -y (key off)
+not ok 7 hang (key off)
+# timed out after 1s
+ok 8 skip -z (key off)" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
+	printf 'skip -z\n' >"$d/list"
+	printf '#!/bin/sh\nexit 4\n' >"$d/net/skip"
+	out=$(UPSTREAM_DIR=$d/net "$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "key on")
+	expect_eq "not ok 1 skip -z (key on)
+# skipped, and this skip is not expected ($d/skips)" "$out" "an unexpected skip"
 }
 
 # What the stricter lint must still accept: CRLF line ends, tabs, UTF-8
@@ -759,6 +804,7 @@ ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bo
 ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, seeded" test_fault_queue
 ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named" test_shell_link_steps
 ktap_run "a guest image is reproducible, readable by all, root-owned; no write outside" test_image_builder
+ktap_run "run-net: passes, failures, expected and unexpected skips, hangs" test_upstream_runner
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
 ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files
 ktap_run "a run folder is 0700 whatever the umask; a comma in its path reaches QEMU" test_run_folder_private
