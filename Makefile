@@ -156,13 +156,14 @@ $(KOBJ)/.config: $(FRAGMENTS) tools/build/check-config.sh $(TREE_STAMP) | toolch
 	@tools/build/check-config.sh $(KOBJ)/.config $(FRAGMENTS) || \
 		{ rm -f $@; echo "kernel: configuration for $(ARCH) rejected (see above)" >&2; exit 1; }
 
-config: $(KOBJ)/.config
+config: | toolchain
+	@tools/build/locked.sh $(KOBJ).lock $(MAKE) $(if $(filter 1,$(V)),,-s) --no-print-directory $(KOBJ)/.config
 
 # One make at a time configures and builds into an object folder: a second
 # `make run` or `make kernel` waits for the first (tools/build/locked.sh),
 # then finds the kernel built.
 kernel: | toolchain
-	@tools/build/locked.sh $(KOBJ).lock $(MAKE) -s --no-print-directory kernel-unlocked
+	@tools/build/locked.sh $(KOBJ).lock $(MAKE) $(if $(filter 1,$(V)),,-s) --no-print-directory kernel-unlocked
 
 kernel-unlocked: $(KOBJ)/.config | toolchain
 	@echo "  KERNEL  $(ARCH) ($(NPROC) jobs$(if $(CCACHE),, no ccache))"
@@ -191,12 +192,20 @@ KSELFTESTS := net/netns_views net/l3net \
 KSELFTEST_BINS := $(addprefix $(B)/kselftests/,$(notdir $(KSELFTESTS)))
 SELFTESTS := $(KSRC)/tools/testing/selftests
 
+# Every compiled program is written to a temporary name and renamed: two
+# makes at once never leave, or copy into an image, half a binary.
+TMP_OUT = $@.tmp$$$$
+# $(call selftest_cc,SOURCE): a static program from the tree's selftests,
+# compiled under the tree's shared lock (it never changes under it).
+selftest_cc = tools/build/locked.sh --shared $(KSRC).lock \
+	$(CROSS_COMPILE)gcc -static -s -pthread -O2 -Wall -I$(SELFTESTS) -o $(TMP_OUT) $(1) 2>&1 | \
+	{ grep -v -e 'in function' -e 'statically linked applications requires' >&2 || true; } && \
+	mv -f $(TMP_OUT) $@
+
 $(B)/kselftests/%: $(TREE_STAMP) | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      kselftest $* ($(ARCH))"
-	@$(CROSS_COMPILE)gcc -static -s -pthread -O2 -Wall -I$(SELFTESTS) -o $@ \
-		$(SELFTESTS)/$(filter %/$*,$(KSELFTESTS)).c 2>&1 | \
-		{ grep -v -e 'in function' -e 'statically linked applications requires' >&2 || true; }
+	@$(call selftest_cc,$(SELFTESTS)/$(filter %/$*,$(KSELFTESTS)).c)
 
 # The guest userland is read-only EROFS images, one file each, that the
 # launcher attaches as virtio disks: userland.erofs is every guest's root
@@ -226,9 +235,7 @@ NETSELFTESTS_PROGS := reuseport_bpf reuseport_bpf_cpu reuseport_dualstack reusea
 $(B)/netselftests/%: $(TREE_STAMP) | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      selftests/net/$* ($(ARCH))"
-	@$(CROSS_COMPILE)gcc -static -s -pthread -O2 -Wall -I$(SELFTESTS) -o $@ \
-		$(SELFTESTS)/net/$*.c 2>&1 | \
-		{ grep -v -e 'in function' -e 'statically linked applications requires' >&2 || true; }
+	@$(call selftest_cc,$(SELFTESTS)/net/$*.c)
 
 # The guest's C programs: static, one binary per arch.
 GUEST_CFLAGS := -static -s -O2 -Wall -Wextra -Werror
@@ -240,7 +247,7 @@ LAB_INIT := $(B)/bin/lab-init
 $(LAB_INIT): tools/lab/init.c tools/lab/agent.c tools/lab/agent.h tools/lab/proto.h | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      lab-init ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $(filter %.c,$^)
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $(filter %.c,$^) && mv -f $(TMP_OUT) $@
 
 # l3ns (tools/l3ns): manages L3 network namespaces inside the guests.
 L3NS := $(B)/bin/l3ns
@@ -249,7 +256,7 @@ L3NS_SRCS := $(wildcard tools/l3ns/*.c)
 $(L3NS): $(L3NS_SRCS) $(wildcard tools/l3ns/*.h) | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      l3ns ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $(L3NS_SRCS)
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $(L3NS_SRCS) && mv -f $(TMP_OUT) $@
 
 # tcpbench (tools/bench): the request/response and stream load of bench-l3.
 TCPBENCH := $(B)/bin/tcpbench
@@ -257,7 +264,7 @@ TCPBENCH := $(B)/bin/tcpbench
 $(TCPBENCH): tools/bench/tcpbench.c | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      tcpbench ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $< && mv -f $(TMP_OUT) $@
 
 # tools/debug: one-file helpers of make stress-l3 (kread: kernel state no
 # file shows; stressnet: its network load), one binary each.
@@ -266,7 +273,7 @@ DEBUG_TOOLS := $(patsubst tools/debug/%.c,$(B)/bin/%,$(wildcard tools/debug/*.c)
 $(DEBUG_TOOLS): $(B)/bin/%: tools/debug/%.c | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      $* ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $< && mv -f $(TMP_OUT) $@
 
 # DEST=SRC pairs of the root image, on top of base.cpio.
 USERLAND := init=$(LAB_INIT) \
@@ -302,8 +309,8 @@ $(B)/userland.erofs: $(B)/base.cpio $(call pair_sources,$(USERLAND)) initramfs/b
 .SECONDEXPANSION:
 $(IMAGES:%=$(B)/%.erofs): $(B)/%.erofs: $$(call pair_sources,$$(IMAGE_$$*)) $$(IMAGE_BASE_$$*) \
 		initramfs/build-image.sh $(TREE_STAMP)
-	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ \
-		$(if $(IMAGE_BASE_$*),--base $(IMAGE_BASE_$*)) $(IMAGE_$*)
+	@tools/build/locked.sh $(B)/userland.lock tools/build/locked.sh --shared $(KSRC).lock \
+		initramfs/build-image.sh $@ $(if $(IMAGE_BASE_$*),--base $(IMAGE_BASE_$*)) $(IMAGE_$*)
 
 userland: $(B)/userland.erofs $(IMAGES:%=$(B)/%.erofs)
 
@@ -326,7 +333,7 @@ FLOOR_INIT := $(B)/bin/floor-init
 $(FLOOR_INIT): tools/bench/floor-init.c | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      floor-init ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $@ $<
+	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $< && mv -f $(TMP_OUT) $@
 
 # gen_init_cpio is a host tool of the kernel build: kernel first.
 $(B)/floor.cpio: $(FLOOR_INIT) | kernel
@@ -348,14 +355,16 @@ LAB_SRCS := $(wildcard tools/lab/*.c)
 $(LAB): $(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      lab (host)"
-	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $@ $(filter %.c,$^) -lm
+	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $(TMP_OUT) $(filter %.c,$^) -lm && \
+		mv -f $(TMP_OUT) $@
 
 host-tools: $(LAB)
 
 # topo=NAME is topo/NAME.topo; anything with a slash or .topo is a path.
 # Recipes take it from the environment, "$$TOPO_FILE", so a path with
 # spaces or quotes in it arrives whole.
-TOPO_FILE := $(if $(or $(findstring /,$(topo)),$(filter %.topo,$(lastword $(topo)))),$(topo),topo/$(topo).topo)
+# $(value topo): a $ in the path is the path's, not make's.
+TOPO_FILE := $(if $(or $(findstring /,$(value topo)),$(filter %.topo,$(lastword $(value topo)))),$(value topo),topo/$(value topo).topo)
 export TOPO_FILE
 SERIES_HASH = $$(cat $(PATCHES) | sha256sum | cut -c1-16)
 
@@ -453,7 +462,8 @@ check: deps
 # launcher trusts no more than it must: the topology parser (seeded with
 # every topology of the repo) and its side of the control protocol (seeded
 # with transcripts of real agents, tests/fuzz/ctl/).  Each runs
-# FUZZ_SECONDS; crashes land in build/fuzz/TARGET/.
+# FUZZ_SECONDS; crashes land in build/fuzz/TARGET/, and its corpus grows
+# there from run to run.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := topo ctl
 FUZZ_SRCS_topo := tools/lab/topo.c tools/lab/fault.c
@@ -472,7 +482,7 @@ $(BUILD)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $$(FUZZ_SRCS_$$*) $(wildcard tools/lab
 
 .PRECIOUS: $(BUILD)/fuzz/%_fuzz
 fuzz-%: $(BUILD)/fuzz/%_fuzz
-	@rm -rf $(BUILD)/fuzz/$*; mkdir -p $(BUILD)/fuzz/$*/corpus
+	@mkdir -p $(BUILD)/fuzz/$*/corpus
 	@cp $(FUZZ_SEEDS_$*) $(BUILD)/fuzz/$*/corpus/
 	@echo "  FUZZ    $* for $(FUZZ_SECONDS)s (log: build/fuzz/$*/fuzz.log)"
 	@$< -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAXLEN_$*) -timeout=5 \

@@ -265,12 +265,12 @@ test_make_bad_arch_and_compiler() {
 	grep -q "no-such-cross-gcc not found" <<<"$err"
 }
 
-# make topo=PATH takes a path with spaces and quotes whole (a topology
+# make topo=PATH takes a path with spaces, quotes and $ whole (a topology
 # the user keeps in "my labs/it's.topo").
 test_make_topo_path_whole() {
 	local d f out
 	d=$(scratch)
-	f="$d/my labs/it's a lab.topo"
+	f="$d/my labs/it's a \$HOME lab.topo"
 	mkdir -p "$d/my labs"
 	cp "$top/topo/bridge.topo" "$f"
 	out=$(make -s -C "$top" topo="$f" lint 2>&1) || fail "make lint of a path with spaces: $out"
@@ -704,11 +704,14 @@ test_upstream_runner() {
 	printf '#!/bin/sh\necho "TEST: it  [FAIL]"\nexit 1\n' >"$d/net/fail"
 	printf '#!/bin/sh\n[ "$1" = -x ] && exit 4\nexit 0\n' >"$d/net/skip"
 	printf '#!/bin/sh\nexec sleep 30\n' >"$d/net/hang"
+	# exits 0 after a failed case; leaves a child writing after it ends
+	printf '#!/bin/sh\necho "TEST: b  [FAIL]"\n(sleep 1; echo LEFTOVER) &\nexit 0\n' >"$d/net/quiet"
+	printf '#!/bin/sh\nsleep 2\necho "TEST: c  [FAIL]"\nexit 124\n' >"$d/net/own124"
 	printf 'timeout=1500\n' >"$d/net/settings"
-	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang"
-	printf '# a comment\npass\nfail\nskip -x\nskip -y\nhang\nskip -z\n' >"$d/list"
-	printf 'skip -x | no such thing here\n' >"$d/skips"
-	out=$(UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=1 "$top/tests/upstream/run-net" 3 "$d/list" "$d/skips" "key off")
+	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124"
+	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nown124\n' >"$d/list"
+	printf 'skip\t-x | no such thing here\n' >"$d/skips"
+	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off")
 	expect_eq "ok 3 pass (key off)
 not ok 4 fail (key off)
 # exit status 1
@@ -716,13 +719,26 @@ not ok 4 fail (key off)
 ok 5 skip -x (key off) # SKIP no such thing here
 ok 6 skip -y (key off)
 not ok 7 hang (key off)
-# timed out after 1s
-ok 8 skip -z (key off)" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
-	printf 'skip -z\n' >"$d/list"
+# timed out after 3s
+ok 8 skip -z (key off)
+not ok 9 quiet (key off)
+# exit status 0, but its output reports [FAIL]
+# TEST: b  [FAIL]
+not ok 10 own124 (key off)
+# exit status 124
+# TEST: c  [FAIL]" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
+	printf 'skip -z\npass\npass\n' >"$d/list"
 	printf '#!/bin/sh\nexit 4\n' >"$d/net/skip"
-	out=$(UPSTREAM_DIR=$d/net "$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "key on")
+	out=$(UPSTREAM_DIR=$d/net UPSTREAM_DEADLINE=$(($(date +%s) + 11)) \
+		"$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "key on")
 	expect_eq "not ok 1 skip -z (key on)
-# skipped, and this skip is not expected ($d/skips)" "$out" "an unexpected skip"
+# skipped, and this skip is not expected (skips)
+ok 2 pass (key on)
+ok 3 pass (key on)" "$out" "an unexpected skip"
+	out=$(UPSTREAM_DIR=$d/net UPSTREAM_DEADLINE=$(($(date +%s) + 5)) \
+		"$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "late")
+	expect_eq "not ok 1 skip -z (late)
+# not run: the suite's time ran out" "$(head -n 2 <<<"$out")" "past the deadline"
 }
 
 # What the stricter lint must still accept: CRLF line ends, tabs, UTF-8

@@ -21,13 +21,15 @@ state=$tree/.git/netns-lab-applied	# lines: "<sha256 of patch> <commit>"
 
 [ -r "$tarball" ] || die "$tarball: not found (apt-get install linux-source-6.1)"
 
+# No background "git gc --auto": it would hold the tree's lock (fd 9)
+# after this script ends.
 git_tree() {
-	git -C "$tree" -c user.name=netns-lab -c user.email=netns-lab@localhost \
+	git -C "$tree" -c user.name=netns-lab -c user.email=netns-lab@localhost -c gc.auto=0 \
 		-c advice.detachedHead=false "$@"
 }
 
-# Two makes at once (make check builds both arches side by side, a second
-# `make run`) share this tree: it is read under a shared flock on TREE.lock
+# Two makes at once (a second `make run`, a `make kernel` for the other
+# arch beside make check) share this tree: it is read under a shared flock on TREE.lock
 # (this check, and every kbuild run, see KMAKE in the Makefile) and changed
 # under an exclusive one, so it never changes under a compile.  Converting
 # the lock lets go of it first, so two converting makes cannot deadlock;
@@ -53,10 +55,10 @@ if ! unpacked; then
 	# Fixed dates make the pristine commit id the same on every machine.
 	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 		git -C "$tree.tmp" -c user.name=netns-lab -c user.email=netns-lab@localhost \
-		-c core.autocrlf=false add -A -f
+		-c core.autocrlf=false -c gc.auto=0 add -A -f
 	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
 		git -C "$tree.tmp" -c user.name=netns-lab -c user.email=netns-lab@localhost \
-		commit -q -m "pristine $(basename "$tarball")"
+		-c gc.auto=0 commit -q -m "pristine $(basename "$tarball")"
 	git -C "$tree.tmp" tag pristine
 	mv "$tree.tmp" "$tree"
 	: >"$state"

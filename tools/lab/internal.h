@@ -21,8 +21,7 @@ struct node_rt {
 	int connected;		/* it was: once closed, the node is lost */
 	char *sendq;		/* bytes for the agent the socket did not take yet */
 	size_t sendlen;
-	char in[PROTO_MAX_LINE + PROTO_MAX_OUT];
-	size_t inlen;
+	size_t inlen;		/* bytes in in[], the last member (below) */
 	int ready, busy, status;
 	unsigned long seq;	/* the number of the last command sent */
 	char *out;		/* the end of the command in flight's output */
@@ -35,6 +34,11 @@ struct node_rt {
 	int killed;		/* it did, and was sent KILL */
 	int next_setup;		/* setup lines sent so far */
 	int setup_failed;	/* line of the failed setup command, or 0 */
+	/*
+	 * What the agent sent, not parsed yet.  Last, so that ASan's redzone
+	 * follows it: the control-protocol fuzzer sees any overrun.
+	 */
+	char in[PROTO_MAX_LINE + PROTO_MAX_OUT];
 };
 
 struct hub {			/* a relayed wire: one socket per member, on our side */
