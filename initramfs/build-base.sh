@@ -43,7 +43,7 @@ for l in "${lines[@]}"; do
 	top_pkgs+=("$pkg:$debarch")
 done
 
-dpkg --print-foreign-architectures | grep -qx "$debarch" ||
+dpkg --print-foreign-architectures | grep -x "$debarch" >/dev/null ||
 	[ "$debarch" = "$(dpkg --print-architecture)" ] ||
 	die "dpkg has no $debarch architecture; run 'make deps' (dpkg --add-architecture $debarch && apt-get update)"
 
@@ -65,8 +65,10 @@ mapfile -t pkgs < <(
 # to find it by there: it is taken by its bare name.
 if [ "$debarch" != "$native" ]; then
 	for t in "${top_pkgs[@]}"; do
+		# grep reads it all: with -q it could end first, and pipefail
+		# would count apt-cache's SIGPIPE as no.
 		apt-cache show --no-all-versions "${t%%:*}" 2>/dev/null |
-			grep -qx 'Architecture: all' && pkgs+=("${t%%:*}")
+			grep -x 'Architecture: all' >/dev/null && pkgs+=("${t%%:*}")
 	done
 fi
 [ ${#pkgs[@]} -gt 0 ] || die "apt-cache knows none of: ${top_pkgs[*]} (run 'make deps')"

@@ -686,8 +686,8 @@ test_image_builder() {
 	ln -s /proc/self/fd "$d/tree/fd"
 	"$top/initramfs/build-image.sh" "$d/t.erofs" --base "$d/base.cpio" tests="$d/tree" >/dev/null ||
 		fail "build-image.sh with a directory failed"
-	dump.erofs --path=/tests/sub/file "$d/t.erofs" | grep -q 'regular file' || fail "the tree's file is not in the image"
-	dump.erofs --path=/tests/fd "$d/t.erofs" | grep -q 'symlink' || fail "the tree's symlink was followed"
+	dump.erofs --path=/tests/sub/file "$d/t.erofs" | grep 'regular file' >/dev/null || fail "the tree's file is not in the image"
+	dump.erofs --path=/tests/fd "$d/t.erofs" | grep symlink >/dev/null || fail "the tree's symlink was followed"
 	rc=0
 	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" --base "$d/base.cpio" bin="$d/tree" 2>&1) || rc=$?
 	expect_eq "1 build-image: bin: a directory is copied only where nothing is" "$rc $out" "a directory over the base's"
