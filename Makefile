@@ -156,14 +156,19 @@ $(KOBJ)/.config: $(FRAGMENTS) tools/build/check-config.sh $(TREE_STAMP) | toolch
 	@tools/build/check-config.sh $(KOBJ)/.config $(FRAGMENTS) || \
 		{ rm -f $@; echo "kernel: configuration for $(ARCH) rejected (see above)" >&2; exit 1; }
 
-config: | toolchain
-	@tools/build/locked.sh $(KOBJ).lock $(MAKE) $(if $(filter 1,$(V)),,-s) --no-print-directory $(KOBJ)/.config
+# $(call in_kobj_lock,TARGET): TARGET made by a make that holds the object
+# folder's lock (tools/build/locked.sh): one make at a time configures and
+# builds into it.
+in_kobj_lock = tools/build/locked.sh $(KOBJ).lock $(MAKE) $(if $(filter 1,$(V)),,-s) \
+	--no-print-directory $(1)
 
-# One make at a time configures and builds into an object folder: a second
-# `make run` or `make kernel` waits for the first (tools/build/locked.sh),
-# then finds the kernel built.
+config: | toolchain
+	@$(call in_kobj_lock,$(KOBJ)/.config)
+
+# A second `make run` or `make kernel` waits for the first, then finds the
+# kernel built.
 kernel: | toolchain
-	@tools/build/locked.sh $(KOBJ).lock $(MAKE) $(if $(filter 1,$(V)),,-s) --no-print-directory kernel-unlocked
+	@$(call in_kobj_lock,kernel-unlocked)
 
 kernel-unlocked: $(KOBJ)/.config | toolchain
 	@echo "  KERNEL  $(ARCH) ($(NPROC) jobs$(if $(CCACHE),, no ccache))"
@@ -239,6 +244,8 @@ $(B)/netselftests/%: $(TREE_STAMP) | toolchain
 
 # The guest's C programs: static, one binary per arch.
 GUEST_CFLAGS := -static -s -O2 -Wall -Wextra -Werror
+# $(call guest_cc,SOURCES): one of them, written whole or not at all.
+guest_cc = $(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $(1) && mv -f $(TMP_OUT) $@
 
 # PID 1 of every guest, with the agent built in (tools/lab/init.c, agent.c):
 # mounts, NIC names, the payload.
@@ -247,7 +254,7 @@ LAB_INIT := $(B)/bin/lab-init
 $(LAB_INIT): tools/lab/init.c tools/lab/agent.c tools/lab/agent.h tools/lab/proto.h | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      lab-init ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $(filter %.c,$^) && mv -f $(TMP_OUT) $@
+	@$(call guest_cc,$(filter %.c,$^))
 
 # l3ns (tools/l3ns): manages L3 network namespaces inside the guests.
 L3NS := $(B)/bin/l3ns
@@ -256,7 +263,7 @@ L3NS_SRCS := $(wildcard tools/l3ns/*.c)
 $(L3NS): $(L3NS_SRCS) $(wildcard tools/l3ns/*.h) | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      l3ns ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $(L3NS_SRCS) && mv -f $(TMP_OUT) $@
+	@$(call guest_cc,$(L3NS_SRCS))
 
 # tcpbench (tools/bench): the request/response and stream load of bench-l3.
 TCPBENCH := $(B)/bin/tcpbench
@@ -264,7 +271,7 @@ TCPBENCH := $(B)/bin/tcpbench
 $(TCPBENCH): tools/bench/tcpbench.c | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      tcpbench ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $< && mv -f $(TMP_OUT) $@
+	@$(call guest_cc,$<)
 
 # tools/debug: one-file helpers of make stress-l3 (kread: kernel state no
 # file shows; stressnet: its network load), one binary each.
@@ -273,7 +280,7 @@ DEBUG_TOOLS := $(patsubst tools/debug/%.c,$(B)/bin/%,$(wildcard tools/debug/*.c)
 $(DEBUG_TOOLS): $(B)/bin/%: tools/debug/%.c | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      $* ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $< && mv -f $(TMP_OUT) $@
+	@$(call guest_cc,$<)
 
 # DEST=SRC pairs of the root image, on top of base.cpio.
 USERLAND := init=$(LAB_INIT) \
@@ -333,7 +340,7 @@ FLOOR_INIT := $(B)/bin/floor-init
 $(FLOOR_INIT): tools/bench/floor-init.c | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      floor-init ($(ARCH))"
-	@$(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $< && mv -f $(TMP_OUT) $@
+	@$(call guest_cc,$<)
 
 # gen_init_cpio is a host tool of the kernel build: kernel first.
 $(B)/floor.cpio: $(FLOOR_INIT) | kernel
@@ -350,9 +357,11 @@ RUNS := $(B)/runs
 # The host launcher (tools/lab): parses topologies, boots and wires guests.
 LAB := $(BUILD)/host/lab
 LAB_SRCS := $(wildcard tools/lab/*.c)
+# The launcher's own: agent.c and init.c are the guest's.
+LAB_HOST_SRCS := $(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS))
 # The launcher reads arch/*.conf and configs/common.cmdline at run time,
 # from this clone.
-$(LAB): $(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS)) $(wildcard tools/lab/*.h)
+$(LAB): $(LAB_HOST_SRCS) $(wildcard tools/lab/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      lab (host)"
 	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $(TMP_OUT) $(filter %.c,$^) -lm && \
@@ -467,7 +476,7 @@ check: deps
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := topo ctl
 FUZZ_SRCS_topo := tools/lab/topo.c tools/lab/fault.c
-FUZZ_SRCS_ctl := $(filter-out tools/lab/lab.c,$(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS)))
+FUZZ_SRCS_ctl := $(filter-out tools/lab/lab.c,$(LAB_HOST_SRCS))
 FUZZ_SEEDS_topo = topo/*.topo tests/topo-errors/*.topo
 FUZZ_SEEDS_ctl = tests/fuzz/ctl/*
 FUZZ_MAXLEN_topo := 4096
