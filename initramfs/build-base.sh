@@ -104,12 +104,32 @@ find_lib() {
 }
 
 declare -A copied=()
+# in_stage PATH: PATH with its symlinks resolved inside the stage, as the
+# guest would: Debian's links are often absolute (sbin/modprobe ->
+# /bin/kmod), and followed on this machine they would take the host's file.
+in_stage() {
+	local p=$1 t hops=0
+	while [ -L "$stage/$p" ]; do
+		hops=$((hops + 1))
+		[ $hops -le 40 ] || die "$1: too many symlinks"
+		t=$(readlink "$stage/$p")
+		case $t in
+		/*) p=${t#/} ;;
+		*) p=$(dirname "$p")/$t ;;
+		esac
+		p=$(realpath -m -s --relative-to=/ "/$p")
+	done
+	echo "$p"
+}
+
 copy_file() {	# copy_file STAGE_RELATIVE_PATH [DEST_RELATIVE_PATH]
-	local src=$1 dst=${2:-$1}
+	local src dst=${2:-$1}
 	[ -z "${copied[$dst]:-}" ] || return 0
 	copied[$dst]=1
+	src=$(in_stage "$1")
+	[ -f "$stage/$src" ] || die "$1: not a file in the packages (-> $src)"
 	mkdir -p "$root/$(dirname "$dst")"
-	cp -L "$stage/$src" "$root/$dst"
+	cp "$stage/$src" "$root/$dst"
 	case $(head -c4 "$root/$dst" | od -An -c | tr -d ' ') in
 	177ELF) copy_needed "$root/$dst" ;;
 	esac
@@ -167,6 +187,8 @@ mkdir -p "$root"/{proc,sys,dev,run,tmp,etc,root,var,mnt,usr/sbin}
 ln -s ../run "$root/var/run"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
+# Debian's tcpdump drops root for a user of its own, and stops if there is none.
+[ ! -e "$root/usr/bin/tcpdump" ] || echo "tcpdump:x:100:100:tcpdump:/:/bin/false" >>"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
 printf 'hosts: files\n' >"$root/etc/nsswitch.conf"
