@@ -8,6 +8,7 @@
 
 topo ?= bridge
 DEBUG ?= 0
+NETSELFTESTS ?= 0
 ACCEL ?= tcg
 V ?= 0
 
@@ -31,8 +32,9 @@ CROSS_COMPILE := $(call arch_get,$(ARCH),cross_compile)
 BUILD := $(TOP)/build
 B := $(BUILD)/$(ARCH)
 KSRC := $(BUILD)/linux
-# A debug kernel (DEBUG=1) keeps its objects apart from the normal one.
-KOBJ ?= $(B)/kernel$(if $(filter 1,$(DEBUG)),-debug)
+# A debug kernel (DEBUG=1) and the selftests kernel (NETSELFTESTS=1, what
+# the upstream net selftests need) keep their objects apart from the lab's.
+KOBJ ?= $(B)/kernel$(if $(filter 1,$(DEBUG)),-debug)$(if $(filter 1,$(NETSELFTESTS)),-selftests)
 # The debug kernel boots kernel_image_debug, or kernel_image without one.
 KIMAGE := $(KOBJ)/$(or $(if $(filter 1,$(DEBUG)),$(call arch_get,$(ARCH),kernel_image_debug)),$(call arch_get,$(ARCH),kernel_image))
 TARBALL ?= /usr/src/linux-source-6.1.tar.xz
@@ -64,7 +66,8 @@ KMAKE = tools/build/locked.sh --shared $(KSRC).lock $(MAKE) -C $(KSRC) O=$(KOBJ)
 # EXTRA_FRAGMENTS come last and win (bench-l3 builds its baseline kernel
 # with configs/no-l3net.config).
 FRAGMENTS := configs/common.config configs/$(ARCH).config \
-	$(if $(filter 1,$(DEBUG)),configs/debug.config) $(EXTRA_FRAGMENTS)
+	$(if $(filter 1,$(DEBUG)),configs/debug.config) \
+	$(if $(filter 1,$(NETSELFTESTS)),configs/selftests.config) $(EXTRA_FRAGMENTS)
 PATCHES := patches/series $(wildcard patches/*.patch)
 
 # The closing line of a KTAP file, and failure if it counts a failed test.
@@ -73,7 +76,7 @@ ktap_close = tools/ktap/close.sh $(1)
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel kernel-unlocked config userland userland-padded initramfs floor run shell lint graph \
 	lab-images host-tools argv golden fuzz checkpatch series-check check unit \
-	stress-l3 bench-boot bench-build bench-lab bench-l3 bench-faults clean distclean FORCE
+	upstream-net stress-l3 bench-boot bench-build bench-lab bench-l3 bench-faults clean distclean FORCE
 
 help:
 	@echo 'netns-lab: a lab for Linux network namespaces (QEMU guests, TCG)'
@@ -99,8 +102,9 @@ help:
 	@echo '                             protocol, FUZZ_SECONDS=600 each (fuzz-topo, fuzz-ctl)'
 	@echo '  make l2                    the L2 namespace suite in one ARCH guest'
 	@echo '  make l3ns                  the L3 namespace suite in one ARCH guest'
-	@echo '  make upstream-net          upstream net selftests (tests/upstream/check.list) in one'
-	@echo '                             ARCH guest, with the L3 key off, then on'
+	@echo '  make upstream-net          every upstream net selftest that runs here (tests/upstream/*.list),'
+	@echo '                             selftests kernel with and without the series, a guest per arch'
+	@echo '                             (ARCH= on the command line: that one only), and the diff'
 	@echo '  make stress-l3             L3 namespace churn on the DEBUG=1 kernel: leaks, KASAN, lockdep'
 	@echo '  make bench-boot            boot-to-first-test time against the bare kernel'"'"'s (floor), per arch'
 	@echo '  make bench-build           cold, no-op and one-patch-edit kernel builds'
@@ -118,6 +122,8 @@ help:
 	@echo '  topo=NAME|PATH             topo/NAME.topo, or any topology file'
 	@echo '  capture=1                  write a pcap per NIC into the run folder'
 	@echo '  STRESS_CYCLES=N            namespace lives of make stress-l3 (default 1000)'
+	@echo '  KEY=off|on|both            make upstream-net: with no L3 namespace, one idle, or both (default)'
+	@echo '  NETSELFTESTS=1             the selftests kernel (configs/selftests.config), as DEBUG=1'
 	@echo '  V=1                        show the full kernel build commands'
 
 # ---------------------------------------------------------------- set-up
@@ -232,10 +238,13 @@ $(B)/netselftests-base.cpio: initramfs/packages initramfs/packages.netselftests 
 $(SELFTESTS)/net: $(TREE_STAMP) ;
 
 # The C helpers of tools/testing/selftests/net that the upstream tests of
-# tests/upstream/check.list run, static like the kselftests above.
+# tests/upstream/*.list run, static like the kselftests above.
 NETSELFTESTS_PROGS := reuseport_bpf reuseport_bpf_cpu reuseport_dualstack reuseaddr_conflict \
 	sk_bind_sendto_listen sk_connect_zero_addr so_netns_cookie reuseport_addr_any \
-	reuseaddr_ports_exhausted udpgso cmsg_sender nettest
+	reuseaddr_ports_exhausted udpgso cmsg_sender nettest tcp_fastopen_backup_key \
+	socket psock_fanout psock_tpacket txring_overwrite tun stress_reuseport_listen msg_zerocopy \
+	psock_snd so_txtime ipv6_flowlabel ipv6_flowlabel_mgr fin_ack_lat txtimestamp rxtimestamp \
+	bind_bhash
 
 $(B)/netselftests/%: $(TREE_STAMP) | toolchain
 	@mkdir -p $(@D)
@@ -291,20 +300,29 @@ USERLAND := init=$(LAB_INIT) \
 	usr/bin/tcpbench=$(TCPBENCH) \
 	$(foreach t,$(DEBUG_TOOLS),usr/bin/$(notdir $(t))=$(t))
 # Payload images, and the DEST=SRC pairs of each; IMAGE_BASE_NAME, if
-# set, is the archive of build-base.sh the image starts from.
+# set, is the archive of build-base.sh the image starts from, and
+# IMAGE_DIRS_NAME its empty folders (mount points).  make userland builds
+# LAB_IMAGES; the others are built where they are used.
 IMAGES := kselftests netselftests
+LAB_IMAGES := kselftests
 IMAGE_kselftests := $(foreach f,$(KSELFTEST_BINS),$(notdir $(f))=$(f))
 # netselftests: the upstream net selftests (tests/guest/upstream-net.sh).
 # A Debian root of its own, as the scripts want bash, GNU coreutils and
 # iputils (initramfs/packages.netselftests on top of the guests' list),
 # holding the patched tree's tools/testing/selftests/net as it is, the C
-# helpers the listed tests call built for the arch, and the runner.
+# helpers the listed tests call built for the arch, and the runner.  It
+# boots only with the selftests kernel, and carries that kernel's list of
+# built-in modules, for modprobe (tests/guest/upstream-net.sh mounts a
+# tmpfs on lib/modules and runs depmod): built by tests/host/upstream-net.sh.
 IMAGE_BASE_netselftests := $(B)/netselftests-base.cpio
+IMAGE_DIRS_netselftests := lib/modules
 IMAGE_netselftests := selftests/net=$(SELFTESTS)/net \
 	$(foreach p,$(NETSELFTESTS_PROGS),selftests/net/$(p)=$(B)/netselftests/$(p)) \
 	selftests/run-net=tests/upstream/run-net \
-	selftests/check.list=tests/upstream/check.list \
-	selftests/check.skips=tests/upstream/check.skips
+	$(foreach f,$(wildcard tests/upstream/wrap/*),selftests/wrap/$(notdir $(f))=$(f)) \
+	$(foreach f,$(wildcard tests/upstream/*.list tests/upstream/*.skips),selftests/$(notdir $(f))=$(f)) \
+	selftests/modules.builtin=$(B)/kernel-selftests/modules.builtin \
+	selftests/modules.builtin.modinfo=$(B)/kernel-selftests/modules.builtin.modinfo
 pair_sources = $(foreach p,$(1),$(lastword $(subst =, ,$(p))))
 
 # The root image's build-image.sh arguments: the padded one adds a file.
@@ -317,9 +335,15 @@ $(B)/userland.erofs: $(B)/base.cpio $(call pair_sources,$(USERLAND)) initramfs/b
 $(IMAGES:%=$(B)/%.erofs): $(B)/%.erofs: $$(call pair_sources,$$(IMAGE_$$*)) $$(IMAGE_BASE_$$*) \
 		initramfs/build-image.sh $(TREE_STAMP)
 	@tools/build/locked.sh $(B)/userland.lock tools/build/locked.sh --shared $(KSRC).lock \
-		initramfs/build-image.sh $@ $(if $(IMAGE_BASE_$*),--base $(IMAGE_BASE_$*)) $(IMAGE_$*)
+		initramfs/build-image.sh $@ $(if $(IMAGE_BASE_$*),--base $(IMAGE_BASE_$*)) \
+		$(addprefix --dir ,$(IMAGE_DIRS_$*)) $(IMAGE_$*)
 
-userland: $(B)/userland.erofs $(IMAGES:%=$(B)/%.erofs)
+# Made by the selftests kernel's build.
+$(B)/kernel-selftests/modules.builtin $(B)/kernel-selftests/modules.builtin.modinfo:
+	@echo "netselftests image: it needs the selftests kernel's $(@F): make ARCH=$(ARCH) NETSELFTESTS=1 kernel" >&2
+	@exit 1
+
+userland: $(B)/userland.erofs $(LAB_IMAGES:%=$(B)/%.erofs)
 
 # make bench-boot's proof that boot cost does not grow with the userland:
 # the root image and 20 MiB that nothing reads.
@@ -457,6 +481,15 @@ $(GUEST_SUITES): kernel userland $(LAB)
 # under KASAN and TCG (not measured yet), so not part of make check.
 stress-l3: deps $(LAB)
 	@ARCH=$(ARCH) ACCEL=$(ACCEL) tests/host/stress-l3.sh
+
+# The kernel's own net selftests (tests/host/upstream-net.sh): the lists
+# tests/upstream/check.list (make check runs it the same way) and more.list: every arch, or the ARCH
+# given, at once, on the selftests kernel and on the one without the series.
+KEY ?= both
+UPSTREAM_SECONDS ?= 5400
+upstream-net: deps $(LAB)
+	@UPSTREAM_KEY=$(KEY) UPSTREAM_LIST=check,more UPSTREAM_BASELINE=1 UPSTREAM_SECONDS=$(UPSTREAM_SECONDS) \
+		ACCEL=$(ACCEL) tests/host/upstream-net.sh $(if $(filter command line environment,$(origin ARCH)),$(ARCH))
 
 unit:
 	@tests/host/unit.sh | tee $(BUILD)/unit.ktap

@@ -56,6 +56,8 @@ marked() {	# marked DIR WHEN: the names of DIR's scripts so marked
 host_once=$(marked tests/host once)
 host_after_build=$(marked tests/host "once, after the first build")
 host_per_arch=$(marked tests/host "per arch")
+# These boot every checked arch at once (given the arches as arguments).
+host_after_builds=$(marked tests/host "once, after the builds")
 guest_per_arch=$(marked tests/guest "per arch")
 
 # Every suite's kind, script or topology, and arch, by its name.
@@ -87,6 +89,9 @@ for arch in $arches; do
 done
 for t in "${pinned_topos[@]}"; do
 	add_suite "topo-$t" topo "topo/$t.topo" "${arches%% *}"
+done
+for s in $host_after_builds; do
+	add_suite "$s" host-after-builds "tests/host/$s.sh"
 done
 if [ -n "${CHECK_LIST:-}" ]; then
 	printf '%s\n' "${suites[@]}"
@@ -151,10 +156,12 @@ guest_suite() {
 		-r "build/$arch/runs/$name" "$script"
 }
 
-# host_arch_suite SCRIPT ARCH: a host script that boots ARCH guests
+# host_arch_suite SCRIPT ARCH...: a host script that boots guests of ARCH...
 host_arch_suite() {
-	require_builds "$2" || return
-	"$1" "$2"
+	local script=$1
+	shift
+	require_builds "$@" || return
+	"$script" "$@"
 }
 
 # topo_suite FILE ARCH: the launcher's own KTAP, without its closing line
@@ -188,6 +195,10 @@ for suite in "${suites[@]}"; do
 		run_suite "$suite" host_arch_suite "${suite_file[$suite]}" "${suite_arch[$suite]}"
 		;;
 	topo) run_suite "$suite" topo_suite "${suite_file[$suite]}" "${suite_arch[$suite]}" ;;
+	host-after-builds)
+		# shellcheck disable=SC2086 # arch names
+		run_suite "$suite" host_arch_suite "${suite_file[$suite]}" $arches
+		;;
 	esac
 done
 ktap_closing $passed $failed $skipped

@@ -1,55 +1,110 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# check: per arch
 # images: netselftests
 #
-# The kernel's own network selftests (tools/testing/selftests/net of the
-# patched tree, unmodified) as the proof that the series changes nothing
-# of mainline: the list tests/upstream/check.list, run twice in one guest,
-# first with no L3 namespace (the series' static key off), then with one
-# idle, pinned L3 namespace alive (the key on: every owner lookup runs for
-# unconfined sockets).  The tests need bash and GNU tools: they run in a
-# chroot into the netselftests image, a Debian root of its own with
-# /proc, /sys, /dev, /run and /tmp of this guest bound in.
+# upstream-net.sh KEY LISTS LABEL SECONDS: the kernel's own network
+# selftests (tools/testing/selftests/net of the patched tree, unmodified)
+# as the proof that the series changes nothing of mainline.  Booted by
+# tests/host/upstream-net.sh (make check, make upstream-net) on the
+# selftests kernel (configs/selftests.config).
+#
+# LISTS: NAME[,NAME]..., the lists /selftests/NAME.list of the image
+# (tests/upstream: check, what make check runs; more, the rest that runs
+# here), one after the other.  KEY: off runs them with no L3 namespace
+# (the series' static key off); on with one idle, pinned L3 namespace alive
+# (every owner lookup runs for unconfined sockets); both off, then on.  LABEL goes into every
+# description (the arch).  SECONDS: the suite's time; past it, the tests
+# not run yet fail as such, named, rather than the guest being killed with
+# their results (the host's lab boot -T must leave a minute more).
+#
+# The tests need bash and GNU tools: they run in a chroot into the
+# netselftests image, a Debian root of its own with /proc, /sys, /dev,
+# /run and /tmp of this guest bound in.
 
 . /lab/tests/ktap.sh
 
+key=${1:-both} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540}
 root=/lab/netselftests
-# settings gives each test 1500 s; none of the list takes a tenth of that
-# under TCG.  The suite must end within lab boot's -T (600 s in make check
-# and make upstream-net): past 540 s, the tests not run yet fail as such,
-# named, rather than the guest being killed with their results.
-export UPSTREAM_TIMEOUT=120
-UPSTREAM_DEADLINE=$(($(date +%s) + 540))
+# the lists, one file in the chroot's /tmp (this guest's /tmp, bound in)
+list=/tmp/upstream.list
+case $key in
+off | on | both) ;;
+*) echo "upstream-net: KEY must be off, on or both, not '$key'" >&2; exit 2 ;;
+esac
+case $lists in
+'' | *[!a-z0-9,_-]*) echo "upstream-net: LISTS must be NAME[,NAME]..., not '$lists'" >&2; exit 2 ;;
+esac
+case $seconds in
+'' | *[!0-9]*) echo "upstream-net: SECONDS must be a number, not '$seconds'" >&2; exit 2 ;;
+esac
+# settings gives each test 1500 s; none of make check's list takes a tenth
+# of that under TCG.
+export UPSTREAM_TIMEOUT=${UPSTREAM_TIMEOUT:-300}
+UPSTREAM_DEADLINE=$(($(date +%s) + seconds))
 export UPSTREAM_DEADLINE
-list=/selftests/check.list
 skips=/selftests/check.skips
 
-if [ ! -x "$root/selftests/run-net" ]; then
+missing=
+: >"$list"
+for l in $(echo "$lists" | tr , ' '); do
+	cat "$root/selftests/$l.list" >>"$list" 2>/dev/null || missing="$missing $l.list"
+done
+if [ ! -x "$root/selftests/run-net" ] || [ -n "$missing" ]; then
 	ktap_header 1
-	ktap_result fail "the netselftests image is mounted on $root"
+	ktap_result fail "the netselftests image with run-net and $lists is mounted on $root"
 	exit 0
 fi
 for d in proc sys dev run tmp; do
 	mount -o rbind "/$d" "$root/$d" || { echo "upstream-net: cannot bind /$d into $root" >&2; exit 1; }
 done
-tests=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$root$list" | wc -l)
-ktap_header $((2 * tests + 1))
-chroot "$root" /selftests/run-net 1 "$list" "$skips" "L3 key off"
-# Upstream runs each test once a boot.  The first round's TIME_WAIT sockets
-# would meet the second round's binds and connects to the same ports
-# (reuseport_bpf fails so even with the key off, run twice within a
-# minute): the second round starts when they are gone, as on a fresh boot.
-waited=0
-while [ -n "$(ss -Htan state time-wait)" ] && [ $waited -lt 70 ]; do
-	sleep 1
-	waited=$((waited + 1))
-done
-if l3ns add upstream-idle >/tmp/l3ns.log 2>&1 && [ "$(l3ns list | grep -c upstream-idle)" -eq 1 ]; then
-	echo "ok $((tests + 1)) an idle, pinned L3 namespace is alive"
-else
-	echo "not ok $((tests + 1)) an idle, pinned L3 namespace is alive"
-	sed 's/^/# /' /tmp/l3ns.log
+# modprobe (kmod) answers for a built-in module from the kernel's lists,
+# indexed by depmod in a writable lib/modules.
+release=$(uname -r)
+if ! mount -t tmpfs -o size=4m modules "$root/lib/modules" ||
+	! mkdir "$root/lib/modules/$release" ||
+	! cp "$root/selftests/modules.builtin" "$root/selftests/modules.builtin.modinfo" "$root/lib/modules/$release/" ||
+	! chroot "$root" depmod "$release"; then
+	echo "upstream-net: cannot index the built-in modules for modprobe" >&2
+	exit 1
 fi
-chroot "$root" /selftests/run-net $((tests + 2)) "$list" "$skips" "L3 key on"
+tests=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" | wc -l)
+
+# The idle L3 namespace: one test of its own, so that a failure to make it
+# is not mistaken for a round's.
+idle_namespace() {	# idle_namespace NUMBER
+	if l3ns add upstream-idle >/tmp/l3ns.log 2>&1 && [ "$(l3ns list | grep -c upstream-idle)" -eq 1 ]; then
+		echo "ok $1 an idle, pinned L3 namespace is alive ($label)"
+	else
+		echo "not ok $1 an idle, pinned L3 namespace is alive ($label)"
+		sed 's/^/# /' /tmp/l3ns.log
+	fi
+}
+
+case $key in
+off)
+	ktap_header "$tests"
+	chroot "$root" /selftests/run-net 1 "$list" "$skips" "$label, L3 key off"
+	;;
+on)
+	ktap_header $((tests + 1))
+	idle_namespace 1
+	chroot "$root" /selftests/run-net 2 "$list" "$skips" "$label, L3 key on"
+	;;
+both)
+	ktap_header $((2 * tests + 1))
+	chroot "$root" /selftests/run-net 1 "$list" "$skips" "$label, L3 key off"
+	# Upstream runs each test once a boot.  The first round's TIME_WAIT
+	# sockets would meet the second round's binds and connects to the same
+	# ports (reuseport_bpf fails so even with the key off, run twice within
+	# a minute): the second round starts when they are gone, as on a
+	# fresh boot.
+	waited=0
+	while [ -n "$(ss -Htan state time-wait)" ] && [ $waited -lt 70 ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	idle_namespace $((tests + 1))
+	chroot "$root" /selftests/run-net $((tests + 2)) "$list" "$skips" "$label, L3 key on"
+	;;
+esac

@@ -707,12 +707,17 @@ test_upstream_runner() {
 	# exits 0 after a failed case; leaves a child writing after it ends
 	printf '#!/bin/sh\necho "TEST: b  [FAIL]"\n(sleep 1; echo LEFTOVER) &\nexit 0\n' >"$d/net/quiet"
 	printf '#!/bin/sh\nsleep 2\necho "TEST: c  [FAIL]"\nexit 124\n' >"$d/net/own124"
+	# its own results, nested: a script's TEST lines, a C program's KTAP
+	printf '#!/bin/sh\necho "TEST: one   [ OK ]"\necho "  TEST: two #2  [SKIP]"\necho "not ok 3 three # SKIP no cause"\n' >"$d/net/subs"
 	printf 'timeout=1500\n' >"$d/net/settings"
-	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124"
-	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nown124\n' >"$d/list"
+	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124" "$d/net/subs"
+	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nown124\n' >"$d/list"
 	printf 'skip\t-x | no such thing here\n' >"$d/skips"
-	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off")
+	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off" | grep -v "^# time: ")
 	expect_eq "ok 3 pass (key off)
+    KTAP version 1
+    1..1
+    not ok 1 it
 not ok 4 fail (key off)
 # exit status 1
 # TEST: it  [FAIL]
@@ -721,16 +726,28 @@ ok 6 skip -y (key off)
 not ok 7 hang (key off)
 # timed out after 3s
 ok 8 skip -z (key off)
+    KTAP version 1
+    1..1
+    not ok 1 b
 not ok 9 quiet (key off)
 # exit status 0, but its output reports [FAIL]
 # TEST: b  [FAIL]
-not ok 10 own124 (key off)
+    KTAP version 1
+    1..3
+    ok 1 one
+    ok 2 two no.2 # SKIP
+    not ok 3 three # SKIP no cause
+ok 10 subs (key off)
+    KTAP version 1
+    1..1
+    not ok 1 c
+not ok 11 own124 (key off)
 # exit status 124
 # TEST: c  [FAIL]" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
 	printf 'skip -z\npass\npass\n' >"$d/list"
 	printf '#!/bin/sh\nexit 4\n' >"$d/net/skip"
 	out=$(UPSTREAM_DIR=$d/net UPSTREAM_DEADLINE=$(($(date +%s) + 11)) \
-		"$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "key on")
+		"$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "key on" | grep -v "^# time: ")
 	expect_eq "not ok 1 skip -z (key on)
 # skipped, and this skip is not expected (skips)
 ok 2 pass (key on)
@@ -739,6 +756,46 @@ ok 3 pass (key on)" "$out" "an unexpected skip"
 		"$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "late")
 	expect_eq "not ok 1 skip -z (late)
 # not run: the suite's time ran out" "$(head -n 2 <<<"$out")" "past the deadline"
+}
+
+# merge, the upstream suite's KTAP of several guests: renumbered, a
+# guest that did not finish fails once, and against the kernel without the
+# series a failure is the series' or 6.1's own.
+test_upstream_merge() {
+	local d out
+	d=$(scratch)
+	printf 'KTAP version 1\n1..3\nok 1 a (x86_64, key off)\n    ok 1 sub\nnot ok 2 b (x86_64, key off)\n# why b\nnot ok 3 c (x86_64, key on)\n' >"$d/x86_64.ktap"
+	echo 1 >"$d/x86_64.status"
+	: >"$d/x86_64.err"
+	printf 'KTAP version 1\n1..3\nok 1 a (arm64, key off)\nBail out! a kernel report\n' >"$d/arm64.ktap"
+	echo 2 >"$d/arm64.status"
+	echo "lab: the kernel reported a problem" >"$d/arm64.err"
+	out=$("$top/tests/upstream/merge" "$d" x86_64 arm64)
+	expect_eq "KTAP version 1
+1..5
+ok 1 a (x86_64, key off)
+    ok 1 sub
+not ok 2 b (x86_64, key off)
+# why b
+not ok 3 c (x86_64, key on)
+ok 4 a (arm64, key off)
+# Bail out! a kernel report
+not ok 5 arm64: the guest ran every test of its plan (1 of 3 results, lab boot exit 2)
+# lab: the kernel reported a problem" "$out" "two guests, one cut short"
+	printf 'KTAP version 1\n1..3\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\nok 3 c (x86_64, no series)\n' \
+		>"$d/x86_64-baseline.ktap"
+	echo 1 >"$d/x86_64-baseline.status"
+	out=$("$top/tests/upstream/merge" --baseline "$d" x86_64)
+	expect_eq "KTAP version 1
+1..3
+ok 1 a (x86_64, key off)
+    ok 1 sub
+ok 2 b (x86_64, key off) # SKIP 6.1's own: fails without the series too
+# why b
+not ok 3 c (x86_64, key on)
+# without the series: ok: a failure of the series
+# without the series, x86_64: 1 fail 2 ok
+#   fails without the series: b" "$out" "against the kernel without the series"
 }
 
 # What the stricter lint must still accept: CRLF line ends, tabs, UTF-8
@@ -821,6 +878,7 @@ ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, s
 ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named" test_shell_link_steps
 ktap_run "a guest image is reproducible, readable by all, root-owned; no write outside" test_image_builder
 ktap_run "run-net: passes, failures, expected and unexpected skips, hangs" test_upstream_runner
+ktap_run "upstream merge: guests renumbered, cut short, against no series" test_upstream_merge
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
 ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files
 ktap_run "a run folder is 0700 whatever the umask; a comma in its path reaches QEMU" test_run_folder_private

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check: once, after the builds
+#
+# upstream-net.sh [ARCH...]: the kernel's own network selftests in one
+# guest per arch, the arches' guests in parallel (one core each), on the
+# selftests kernel (make NETSELFTESTS=1: configs/selftests.config), each
+# running tests/guest/upstream-net.sh.  Prints one KTAP document
+# (tests/upstream/merge): every guest's results, renumbered, the arch in
+# each description; a guest that died or ran out of time fails a test of
+# its own.
+#
+# UPSTREAM_KEY=off|on|both|split (default split): the state of the
+#   series' static key, as tests/guest/upstream-net.sh takes it; split:
+#   the arches take turns, the first off, the second on, and so on (make
+#   check: both states in one run, one round a guest), both if one arch.
+# UPSTREAM_LIST=NAME[,NAME]... (default check): the lists
+#   tests/upstream/NAME.list, one after the other: check (what make check
+#   runs), more (the rest that runs here; make upstream-net runs both).
+# UPSTREAM_BASELINE=1: the same lists also on the kernel built without the
+#   series (the tree's pristine commit, the same fragments), with the key
+#   off, and the diff of tests/upstream/merge --baseline.
+# UPSTREAM_SECONDS (default 840): each guest's time for its tests (lab
+#   boot's -T is a minute more).
+#
+# Exit: 0 all passed, 1 a test failed, 2 a build failed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 2
+# shellcheck source=tools/build/arch.sh
+. tools/build/arch.sh
+prog=upstream-net
+die() { echo "$prog: $*" >&2; exit 2; }
+
+arches=${*:-$(arch_defaults)}
+key=${UPSTREAM_KEY:-split}
+list=${UPSTREAM_LIST:-check}
+baseline=${UPSTREAM_BASELINE:-0}
+seconds=${UPSTREAM_SECONDS:-840}
+accel=${ACCEL:-tcg}
+case $key in off | on | both | split) ;; *) die "UPSTREAM_KEY=$key: off, on, both or split" ;; esac
+[[ $list =~ ^[a-z0-9_-]+(,[a-z0-9_-]+)*$ ]] || die "UPSTREAM_LIST=$list: NAME[,NAME]..."
+for l in ${list//,/ }; do
+	[ -r "tests/upstream/$l.list" ] || die "UPSTREAM_LIST=$list: no tests/upstream/$l.list"
+done
+if ! [[ $seconds =~ ^[0-9]+$ ]] || [ "$seconds" -lt 60 ]; then
+	die "UPSTREAM_SECONDS=$seconds: a number of seconds, 60 or more"
+fi
+for a in $arches; do
+	arch_check "$a" "$prog" || exit 2
+done
+images=$(tests/lib/suite-images tests/guest/upstream-net.sh) || exit 2
+out=build/upstream-net
+mkdir -p "$out"
+
+# The kernel without the series: a worktree of the tree's pristine commit
+# (kept between runs: a fresh checkout would make kbuild rebuild it all).
+baseline_src=$out/src
+baseline_tree() {
+	local tree=build/linux want
+	want=$(git -C "$tree" rev-parse pristine) || return 1
+	[ "$(git -C "$baseline_src" rev-parse HEAD 2>/dev/null)" = "$want" ] && return 0
+	rm -rf "$baseline_src"
+	git -C "$tree" worktree prune &&
+		git -C "$tree" worktree add -q --detach "$top/$baseline_src" pristine
+}
+
+# Builds, one at a time (each uses every core), before any guest starts.
+for a in $arches; do
+	echo "# building the selftests kernel and images for $a (log: $out/build-$a.log)"
+	make -s --no-print-directory ARCH="$a" NETSELFTESTS=1 kernel userland "$top/build/$a/netselftests.erofs" host-tools \
+		>"$out/build-$a.log" 2>&1 ||
+		{ tail -n 20 "$out/build-$a.log" >&2; die "the $a build failed (log: $out/build-$a.log)"; }
+	[ "$baseline" = 1 ] || continue
+	echo "# building the kernel without the series for $a (log: $out/build-$a-baseline.log)"
+	{ baseline_tree &&
+		make -s --no-print-directory ARCH="$a" NETSELFTESTS=1 KSRC="$top/$baseline_src" TREE= \
+			KOBJ="$top/$out/$a-baseline" EXTRA_FRAGMENTS=configs/no-l3net.config kernel; } \
+		>"$out/build-$a-baseline.log" 2>&1 ||
+		{ tail -n 20 "$out/build-$a-baseline.log" >&2; die "the $a baseline build failed"; }
+done
+
+kernel_image() {	# kernel_image ARCH KOBJ
+	echo "$2/$(arch_get "$1" kernel_image)"
+}
+
+# One guest a run: NAME ARCH KERNEL KEY.  They start a core's worth at a
+# time and each writes its KTAP to $out/NAME.ktap.
+runs=()
+declare -A run_arch=() run_kernel=() run_key=()
+split_keys=(off on)
+[ "$(wc -w <<<"$arches")" -gt 1 ] || split_keys=(both)
+turn=0
+for a in $arches; do
+	runs+=("$a")
+	run_arch[$a]=$a run_key[$a]=$key
+	[ "$key" != split ] || run_key[$a]=${split_keys[turn % ${#split_keys[@]}]}
+	turn=$((turn + 1))
+	run_kernel[$a]=$(kernel_image "$a" "build/$a/kernel-selftests")
+	[ "$baseline" = 1 ] || continue
+	runs+=("$a-baseline")
+	run_arch[$a-baseline]=$a run_key[$a-baseline]=off
+	run_kernel[$a-baseline]=$(kernel_image "$a" "$out/$a-baseline")
+done
+
+# The guests' PIDs, to stop them (and their QEMU) if this script is stopped.
+declare -A run_of=()
+trap 'kill "${!run_of[@]}" 2>/dev/null; wait' EXIT
+trap 'exit 130' INT TERM HUP
+reap() {	# waits for one guest and keeps its exit status
+	local pid rc=0
+	wait -n -p pid || rc=$?
+	echo "$rc" >"$out/${run_of[$pid]}.status"
+	unset "run_of[$pid]"
+}
+start=$(date +%s)
+for r in "${runs[@]}"; do
+	while [ ${#run_of[@]} -ge "$(nproc)" ]; do
+		reap
+	done
+	label=${run_arch[$r]}
+	[ "$r" = "${run_arch[$r]}" ] || label="${run_arch[$r]}, no series"
+	rm -f "$out/$r.status"
+	echo "# booting $r: lists $list, L3 key ${run_key[$r]} (run folder build/${run_arch[$r]}/runs/upstream-net-$r)"
+	# shellcheck disable=SC2086 # "-i LIST"
+	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -K "${run_kernel[$r]}" \
+		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$r" \
+		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds" \
+		>"$out/$r.ktap" 2>"$out/$r.err" &
+	run_of[$!]=$r
+done
+while [ ${#run_of[@]} -gt 0 ]; do
+	reap
+done
+echo "# guests done in $(($(date +%s) - start)) s"
+
+merged=$out/merged.ktap
+merge_opts=()
+[ "$baseline" != 1 ] || merge_opts=(--baseline)
+# shellcheck disable=SC2086 # arch names
+tests/upstream/merge "${merge_opts[@]}" "$out" $arches >"$merged"
+cat "$merged"
+read -r p f s < <(awk -f tools/ktap/count.awk "$merged")
+echo "# upstream-net: $p passed, $f failed, $s skipped in $(($(date +%s) - start)) s (arches: $arches)"
+[ "$f" -eq 0 ]
