@@ -35,7 +35,7 @@ stage=$work/stage root=$work/root
 mkdir -p "$debs" "$stage" "$root"
 
 # Packages named in the lists: "PACKAGE [PROGRAM...]"; the programs are the
-# paths taken from the package into the guest.
+# paths taken from the package into the guest (a glob, or DEST=SRC).
 mapfile -t lines < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${lists[@]}")
 top_pkgs=()
 for l in "${lines[@]}"; do
@@ -105,21 +105,34 @@ find_lib() {
 
 declare -A copied=()
 # in_stage PATH: PATH with its symlinks resolved inside the stage, as the
-# guest would: Debian's links are often absolute (sbin/modprobe ->
-# /bin/kmod), and followed on this machine they would take the host's file.
+# guest would, component by component: Debian's links are often absolute
+# (sbin/modprobe -> /bin/kmod), and followed on this machine they would
+# take the host's file.
 in_stage() {
-	local p=$1 t hops=0
-	while [ -L "$stage/$p" ]; do
-		hops=$((hops + 1))
-		[ $hops -le 40 ] || die "$1: too many symlinks"
-		t=$(readlink "$stage/$p")
-		case $t in
-		/*) p=${t#/} ;;
-		*) p=$(dirname "$p")/$t ;;
+	local rest=$1 done='' comp p t hops=0
+	while [ -n "$rest" ]; do
+		comp=${rest%%/*}
+		if [[ $rest == */* ]]; then rest=${rest#*/}; else rest=; fi
+		case $comp in
+		'' | .) continue ;;
+		..)
+			if [[ $done == */* ]]; then done=${done%/*}; else done=; fi
+			continue
+			;;
 		esac
-		p=$(realpath -m -s --relative-to=/ "/$p")
+		p=${done:+$done/}$comp
+		if [ -L "$stage/$p" ]; then
+			hops=$((hops + 1))
+			[ $hops -le 40 ] || die "$1: too many symlinks"
+			t=$(readlink "$stage/$p")
+			# absolute: from the stage's root; relative: from DONE
+			[[ $t != /* ]] || done=
+			rest=${t#/}${rest:+/$rest}
+		else
+			done=$p
+		fi
 	done
-	echo "$p"
+	echo "$done"
 }
 
 copy_file() {	# copy_file STAGE_RELATIVE_PATH [DEST_RELATIVE_PATH]
@@ -157,8 +170,15 @@ copy_needed() {	# the DT_NEEDED closure of one ELF file
 for l in "${lines[@]}"; do
 	read -r -a words <<<"$l"
 	pkg=${words[0]}
-	# A PROGRAM may be a glob (usr/bin/*): every file it names.
+	# A PROGRAM may be a glob (usr/bin/*): every file it names; or
+	# DEST=SRC: the package's SRC under the name DEST (what a Debian
+	# alternative would link, or a multi-call binary's name).
 	for p in "${words[@]:1}"; do
+		if [[ $p == *=* ]]; then
+			[ -e "$stage/${p#*=}" ] || [ -L "$stage/${p#*=}" ] || die "${lists[*]}: $pkg has no ${p#*=}"
+			copy_file "${p#*=}" "${p%%=*}"
+			continue
+		fi
 		mapfile -t found < <(cd "$stage" && compgen -G "$p" || true)
 		[ ${#found[@]} -gt 0 ] || die "${lists[*]}: $pkg has no $p"
 		for f in "${found[@]}"; do
