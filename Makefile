@@ -244,7 +244,7 @@ NETSELFTESTS_PROGS := reuseport_bpf reuseport_bpf_cpu reuseport_dualstack reusea
 	reuseaddr_ports_exhausted udpgso cmsg_sender nettest tcp_fastopen_backup_key \
 	socket psock_fanout psock_tpacket txring_overwrite tun stress_reuseport_listen msg_zerocopy \
 	psock_snd so_txtime ipv6_flowlabel ipv6_flowlabel_mgr fin_ack_lat txtimestamp rxtimestamp \
-	bind_bhash
+	bind_bhash ip_defrag
 
 $(B)/netselftests/%: $(TREE_STAMP) | toolchain
 	@mkdir -p $(@D)
@@ -485,10 +485,10 @@ stress-l3: deps $(LAB)
 # The kernel's own net selftests (tests/host/upstream-net.sh): the lists
 # tests/upstream/check.list (make check runs it the same way) and more.list: every arch, or the ARCH
 # given, at once, on the selftests kernel and on the one without the series.
-KEY ?= both
+# KEY only from the command line: an environment's KEY is often a secret.
 UPSTREAM_SECONDS ?= 5400
 upstream-net: deps $(LAB)
-	@UPSTREAM_KEY=$(KEY) UPSTREAM_LIST=check,more UPSTREAM_BASELINE=1 UPSTREAM_SECONDS=$(UPSTREAM_SECONDS) \
+	@UPSTREAM_KEY=$(if $(filter command line,$(origin KEY)),$(KEY),both) UPSTREAM_LIST=check,more UPSTREAM_BASELINE=1 UPSTREAM_SECONDS=$(UPSTREAM_SECONDS) \
 		ACCEL=$(ACCEL) tests/host/upstream-net.sh $(if $(filter command line environment,$(origin ARCH)),$(ARCH))
 
 unit:

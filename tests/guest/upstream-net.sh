@@ -11,9 +11,10 @@
 #
 # LISTS: NAME[,NAME]..., the lists /selftests/NAME.list of the image
 # (tests/upstream: check, what make check runs; more, the rest that runs
-# here), one after the other.  KEY: off runs them with no L3 namespace
-# (the series' static key off); on with one idle, pinned L3 namespace alive
-# (every owner lookup runs for unconfined sockets); both off, then on.  LABEL goes into every
+# here), one after the other, with the skips each expects (NAME.skips).
+# KEY: off runs them with no L3 namespace (the series' static key off); on
+# with one idle, pinned L3 namespace alive (every owner lookup runs for
+# unconfined sockets); both off, then on.  LABEL goes into every
 # description (the arch).  SECONDS: the suite's time; past it, the tests
 # not run yet fail as such, named, rather than the guest being killed with
 # their results (the host's lab boot -T must leave a minute more).
@@ -43,12 +44,15 @@ esac
 export UPSTREAM_TIMEOUT=${UPSTREAM_TIMEOUT:-300}
 UPSTREAM_DEADLINE=$(($(date +%s) + seconds))
 export UPSTREAM_DEADLINE
-skips=/selftests/check.skips
+# the lists' expected skips (NAME.skips beside NAME.list), one file too
+skips=/tmp/upstream.skips
 
 missing=
 : >"$list"
+: >"$skips"
 for l in $(echo "$lists" | tr , ' '); do
 	cat "$root/selftests/$l.list" >>"$list" 2>/dev/null || missing="$missing $l.list"
+	[ ! -e "$root/selftests/$l.skips" ] || cat "$root/selftests/$l.skips" >>"$skips"
 done
 if [ ! -x "$root/selftests/run-net" ] || [ -n "$missing" ]; then
 	ktap_header 1

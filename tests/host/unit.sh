@@ -709,9 +709,10 @@ test_upstream_runner() {
 	printf '#!/bin/sh\nsleep 2\necho "TEST: c  [FAIL]"\nexit 124\n' >"$d/net/own124"
 	# its own results, nested: a script's TEST lines, a C program's KTAP
 	printf '#!/bin/sh\necho "TEST: one   [ OK ]"\necho "  TEST: two #2  [SKIP]"\necho "not ok 3 three # SKIP no cause"\n' >"$d/net/subs"
+	printf '#!/bin/sh\necho "ok 1 fine"\necho "not ok 2 broken"\n' >"$d/net/subfail"
 	printf 'timeout=1500\n' >"$d/net/settings"
-	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124" "$d/net/subs"
-	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nown124\n' >"$d/list"
+	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124" "$d/net/subs" "$d/net/subfail"
+	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nown124\n' >"$d/list"
 	printf 'skip\t-x | no such thing here\n' >"$d/skips"
 	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off" | grep -v "^# time: ")
 	expect_eq "ok 3 pass (key off)
@@ -730,7 +731,7 @@ ok 8 skip -z (key off)
     1..1
     not ok 1 b
 not ok 9 quiet (key off)
-# exit status 0, but its output reports [FAIL]
+# exit status 0, but its output reports a failed case
 # TEST: b  [FAIL]
     KTAP version 1
     1..3
@@ -739,9 +740,17 @@ not ok 9 quiet (key off)
     not ok 3 three # SKIP no cause
 ok 10 subs (key off)
     KTAP version 1
+    1..2
+    ok 1 fine
+    not ok 2 broken
+not ok 11 subfail (key off)
+# exit status 0, but its output reports a failed case
+# ok 1 fine
+# not ok 2 broken
+    KTAP version 1
     1..1
     not ok 1 c
-not ok 11 own124 (key off)
+not ok 12 own124 (key off)
 # exit status 124
 # TEST: c  [FAIL]" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
 	printf 'skip -z\npass\npass\n' >"$d/list"
@@ -760,7 +769,7 @@ ok 3 pass (key on)" "$out" "an unexpected skip"
 
 # merge, the upstream suite's KTAP of several guests: renumbered, a
 # guest that did not finish fails once, and against the kernel without the
-# series a failure is the series' or 6.1's own.
+# series a failure is the series' or one it does not make.
 test_upstream_merge() {
 	local d out
 	d=$(scratch)
@@ -782,20 +791,46 @@ ok 4 a (arm64, key off)
 # Bail out! a kernel report
 not ok 5 arm64: the guest ran every test of its plan (1 of 3 results, lab boot exit 2)
 # lab: the kernel reported a problem" "$out" "two guests, one cut short"
-	printf 'KTAP version 1\n1..3\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\nok 3 c (x86_64, no series)\n' \
+	# against the kernel without the series: b fails there the same way
+	# (excused); c passes there; d fails there, but with a case more here;
+	# e did not run here; a bail-out fails a guest whatever its status
+	printf 'KTAP version 1\n1..5\nok 1 a (x86_64, key off)\nnot ok 2 b (x86_64, key off)\n# why b\n    not ok 1 C1\n    not ok 2 C2 # SKIP no\nnot ok 3 c (x86_64, key on)\n    not ok 1 D1\n    not ok 2 D2\nnot ok 4 d (x86_64, key on)\n# exit status 1\nnot ok 5 e (x86_64, key on)\n# not run: the suite'"'"'s time ran out\n' >"$d/x86_64.ktap"
+	printf 'KTAP version 1\n1..4\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\n# why b\nok 3 c (x86_64, no series)\n    not ok 1 D1\nnot ok 4 d (x86_64, no series)\n# exit status 1\nnot ok 5 e (x86_64, no series)\n# timed out after 9s\nBail out! late\n' \
 		>"$d/x86_64-baseline.ktap"
 	echo 1 >"$d/x86_64-baseline.status"
 	out=$("$top/tests/upstream/merge" --baseline "$d" x86_64)
 	expect_eq "KTAP version 1
-1..3
+1..5
 ok 1 a (x86_64, key off)
-    ok 1 sub
-ok 2 b (x86_64, key off) # SKIP 6.1's own: fails without the series too
+ok 2 b (x86_64, key off) # SKIP fails without the series too (why b)
 # why b
+    not ok 1 C1
+    not ok 2 C2 # SKIP no
 not ok 3 c (x86_64, key on)
 # without the series: ok: a failure of the series
-# without the series, x86_64: 1 fail 2 ok
-#   fails without the series: b" "$out" "against the kernel without the series"
+    not ok 1 D1
+    not ok 2 D2
+not ok 4 d (x86_64, key on)
+# without the series: fail (exit status 1): a failure of the series
+#   fails only with the series: D2
+# exit status 1
+not ok 5 e (x86_64, key on)
+# without the series: fail (timed out after 9s): a failure of the series
+# not run: the suite's time ran out
+# without the series, x86_64: the guest did not finish (5 of 4 results, lab boot exit 1)
+# without the series, x86_64: 3 fail 2 ok
+#   fails without the series: b
+#   fails without the series: d
+#   fails without the series: e" "$out" "against the kernel without the series"
+}
+
+# The upstream lists run one after the other in make upstream-net: a test
+# in two of them would run twice and be compared with one baseline result.
+test_upstream_lists_disjoint() {
+	local dup
+	dup=$(sed -e 's/#.*//' -e 's/[[:space:]]\+/ /g' -e 's/^ //; s/ $//' -e '/^$/d' \
+		"$top"/tests/upstream/*.list | sort | uniq -d)
+	expect_eq "" "$dup" "tests listed twice in tests/upstream/*.list"
 }
 
 # What the stricter lint must still accept: CRLF line ends, tabs, UTF-8
@@ -879,6 +914,7 @@ ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named
 ktap_run "a guest image is reproducible, readable by all, root-owned; no write outside" test_image_builder
 ktap_run "run-net: passes, failures, expected and unexpected skips, hangs" test_upstream_runner
 ktap_run "upstream merge: guests renumbered, cut short, against no series" test_upstream_merge
+ktap_run "upstream lists: no test in two of them" test_upstream_lists_disjoint
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
 ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files
 ktap_run "a run folder is 0700 whatever the umask; a comma in its path reaches QEMU" test_run_folder_private
