@@ -63,12 +63,15 @@ for d in proc sys dev run tmp; do
 	mount -o rbind "/$d" "$root/$d" || { echo "upstream-net: cannot bind /$d into $root" >&2; exit 1; }
 done
 # modprobe (kmod) answers for a built-in module from the kernel's lists,
-# indexed by depmod in a writable lib/modules.
+# indexed by depmod in a writable lib/modules (no module, so an empty
+# modules.order).  Paths in full: busybox's chroot runs its own applet of
+# a name before the chroot's program (its depmod writes no index).
 release=$(uname -r)
 if ! mount -t tmpfs -o size=4m modules "$root/lib/modules" ||
 	! mkdir "$root/lib/modules/$release" ||
 	! cp "$root/selftests/modules.builtin" "$root/selftests/modules.builtin.modinfo" "$root/lib/modules/$release/" ||
-	! chroot "$root" depmod "$release"; then
+	! : >"$root/lib/modules/$release/modules.order" ||
+	! chroot "$root" /sbin/depmod "$release"; then
 	echo "upstream-net: cannot index the built-in modules for modprobe" >&2
 	exit 1
 fi
