@@ -710,9 +710,11 @@ test_upstream_runner() {
 	# its own results, nested: a script's TEST lines, a C program's KTAP
 	printf '#!/bin/sh\necho "TEST: one   [ OK ]"\necho "  TEST: two #2  [SKIP]"\necho "not ok 3 three # SKIP no cause"\n' >"$d/net/subs"
 	printf '#!/bin/sh\necho "ok 1 fine"\necho "not ok 2 broken"\n' >"$d/net/subfail"
+	# a script without its x bit runs through its #! line, as upstream's runner does
+	printf '#!/bin/sh -e\ntrue\n' >"$d/net/noexec"
 	printf 'timeout=1500\n' >"$d/net/settings"
 	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124" "$d/net/subs" "$d/net/subfail"
-	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nown124\n' >"$d/list"
+	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nnoexec\nown124\n' >"$d/list"
 	printf 'skip\t-x | no such thing here\n' >"$d/skips"
 	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off" | grep -v "^# time: ")
 	expect_eq "ok 3 pass (key off)
@@ -747,10 +749,11 @@ not ok 11 subfail (key off)
 # exit status 0, but its output reports a failed case
 # ok 1 fine
 # not ok 2 broken
+ok 12 noexec (key off)
     KTAP version 1
     1..1
     not ok 1 c
-not ok 12 own124 (key off)
+not ok 13 own124 (key off)
 # exit status 124
 # TEST: c  [FAIL]" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
 	printf 'skip -z\npass\npass\n' >"$d/list"

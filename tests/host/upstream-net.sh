@@ -23,6 +23,8 @@
 #   off, and the diff of tests/upstream/merge --baseline.
 # UPSTREAM_SECONDS (default 840): each guest's time for its tests (lab
 #   boot's -T is a minute more).
+# UPSTREAM_TEST_SECONDS (default 300): a test's time at most (the settings
+#   file's 1500 s, capped).
 #
 # Exit: 0 all passed, 1 a test failed, 2 a build failed.
 set -uo pipefail
@@ -39,6 +41,7 @@ key=${UPSTREAM_KEY:-split}
 list=${UPSTREAM_LIST:-check}
 baseline=${UPSTREAM_BASELINE:-0}
 seconds=${UPSTREAM_SECONDS:-840}
+cap=${UPSTREAM_TEST_SECONDS:-300}
 accel=${ACCEL:-tcg}
 case $key in off | on | both | split) ;; *) die "UPSTREAM_KEY=$key: off, on, both or split" ;; esac
 [[ $list =~ ^[a-z0-9_-]+(,[a-z0-9_-]+)*$ ]] || die "UPSTREAM_LIST=$list: NAME[,NAME]..."
@@ -48,6 +51,7 @@ done
 if ! [[ $seconds =~ ^[0-9]+$ ]] || [ "$seconds" -lt 60 ]; then
 	die "UPSTREAM_SECONDS=$seconds: a number of seconds, 60 or more"
 fi
+[[ $cap =~ ^[1-9][0-9]*$ ]] || die "UPSTREAM_TEST_SECONDS=$cap: a number of seconds"
 for a in $arches; do
 	arch_check "$a" "$prog" || exit 2
 done
@@ -130,7 +134,7 @@ for r in "${runs[@]}"; do
 	# shellcheck disable=SC2086 # "-i LIST"
 	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -K "${run_kernel[$r]}" \
 		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$r" \
-		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds" \
+		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap" \
 		>"$out/$r.ktap" 2>"$out/$r.err" &
 	run_of[$!]=$r
 done
