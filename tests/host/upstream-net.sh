@@ -89,10 +89,6 @@ for a in $arches; do
 		{ tail -n 20 "$out/build-$a-baseline.log" >&2; die "the $a baseline build failed"; }
 done
 
-kernel_image() {	# kernel_image ARCH KOBJ
-	echo "$2/$(arch_get "$1" kernel_image)"
-}
-
 # One guest a run: NAME ARCH KERNEL KEY.  They start a core's worth at a
 # time and each writes its KTAP to $out/NAME.ktap.
 runs=()
@@ -105,11 +101,11 @@ for a in $arches; do
 	run_arch[$a]=$a run_key[$a]=$key
 	[ "$key" != split ] || run_key[$a]=${split_keys[turn % ${#split_keys[@]}]}
 	turn=$((turn + 1))
-	run_kernel[$a]=$(kernel_image "$a" "build/$a/kernel-selftests")
+	run_kernel[$a]=$(arch_kernel_image "$a" "build/$a/kernel-selftests")
 	[ "$baseline" = 1 ] || continue
 	runs+=("$a-baseline")
 	run_arch[$a-baseline]=$a run_key[$a-baseline]=off
-	run_kernel[$a-baseline]=$(kernel_image "$a" "$out/$a-baseline")
+	run_kernel[$a-baseline]=$(arch_kernel_image "$a" "$out/$a-baseline")
 done
 
 # The guests' PIDs, to stop them (and their QEMU) if this script is stopped.

@@ -29,10 +29,6 @@ tree=$top/build/linux
 work=$top/build/bench-l3
 die() { echo "bench-l3: $*" >&2; exit 1; }
 
-image() {	# image KOBJ
-	echo "$1/$(arch_get "$arch" kernel_image)"
-}
-
 echo "  BUILD   series kernel and userland ($arch)"
 make -s --no-print-directory ARCH="$arch" kernel userland host-tools >/dev/null
 first_l3=$(git -C "$tree" log --format=%H -1 --grep='^nsfs, net: add L3 network namespaces$')
@@ -50,8 +46,8 @@ make -s --no-print-directory ARCH="$arch" KSRC="$work/src" TREE= KOBJ="$work/$ar
 	EXTRA_FRAGMENTS=configs/no-l3net.config kernel >"$work/$arch.log" 2>&1 ||
 	{ tail -n 20 "$work/$arch.log" >&2; die "baseline kernel build failed"; }
 
-series=$(image "build/$arch/kernel")
-base=$(image "$work/$arch")
+series=$(arch_kernel_image "$arch" "build/$arch/kernel")
+base=$(arch_kernel_image "$arch" "$work/$arch")
 results=$work/results.$arch
 : >"$results"
 

@@ -45,6 +45,12 @@ arch_get() {
 	sed -n "s/^$2=//p" "$arch_dir/$1.conf" | tr -d '\r' | paste -sd' '
 }
 
+# arch_kernel_image NAME KOBJ: the image QEMU boots of the kernel built in
+# the object folder KOBJ.
+arch_kernel_image() {
+	echo "$2/$(arch_get "$1" kernel_image)"
+}
+
 # arch_need NAME KEY [PROG]: arch_get, but a missing or empty KEY is an
 # error naming the file.
 arch_need() {
