@@ -122,7 +122,7 @@ run_suite() {
 	local name=$1 log p f s
 	shift
 	log=$out/$name.ktap
-	"$@" 2>&1 | tee "$log" | sed 's/^/  /'
+	"$@" 2>&1 | tee "$log" | sed -u 's/^/  /'
 	read -r p f s < <(awk -f tools/ktap/count.awk "$log")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -eq 0 ]; then
