@@ -244,7 +244,7 @@ NETSELFTESTS_PROGS := reuseport_bpf reuseport_bpf_cpu reuseport_dualstack reusea
 	reuseaddr_ports_exhausted udpgso cmsg_sender nettest tcp_fastopen_backup_key \
 	socket psock_fanout psock_tpacket txring_overwrite tun stress_reuseport_listen msg_zerocopy \
 	psock_snd so_txtime ipv6_flowlabel ipv6_flowlabel_mgr fin_ack_lat txtimestamp rxtimestamp \
-	bind_bhash ip_defrag
+	bind_bhash ip_defrag udpgso_bench_rx udpgso_bench_tx
 
 $(B)/netselftests/%: $(TREE_STAMP) | toolchain
 	@mkdir -p $(@D)
