@@ -712,10 +712,15 @@ test_upstream_runner() {
 	printf '#!/bin/sh\necho "ok 1 fine"\necho "not ok 2 broken"\n' >"$d/net/subfail"
 	# a script without its x bit runs through its #! line, as upstream's runner does
 	printf '#!/bin/sh -e\ntrue\n' >"$d/net/noexec"
+	# "PASS: WHAT" lines (rtnetlink.sh's); an expected skip with a failed
+	# case of its own is a failure, one without is a skip
+	printf '#!/bin/sh\necho "PASS: a"\necho "FAIL: b"\nexit 4\n' >"$d/net/skipfail"
+	printf '#!/bin/sh\necho "PASS: a"\necho "SKIP: c"\nexit 4\n' >"$d/net/skipok"
 	printf 'timeout=1500\n' >"$d/net/settings"
-	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124" "$d/net/subs" "$d/net/subfail"
-	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nnoexec\nown124\n' >"$d/list"
-	printf 'skip\t-x | no such thing here\n' >"$d/skips"
+	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124" "$d/net/subs" "$d/net/subfail" \
+		"$d/net/skipfail" "$d/net/skipok"
+	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nnoexec\nown124\nskipfail\nskipok\n' >"$d/list"
+	printf 'skip\t-x | no such thing here\nskipfail | b, here\nskipok | c, here\n' >"$d/skips"
 	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off" | grep -v "^# time: ")
 	expect_eq "ok 3 pass (key off)
     KTAP version 1
@@ -755,7 +760,20 @@ ok 12 noexec (key off)
     not ok 1 c
 not ok 13 own124 (key off)
 # exit status 124
-# TEST: c  [FAIL]" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
+# TEST: c  [FAIL]
+    KTAP version 1
+    1..2
+    ok 1 a
+    not ok 2 b
+not ok 14 skipfail (key off)
+# skipped (exit status 4), but its output reports a failed case
+# PASS: a
+# FAIL: b
+    KTAP version 1
+    1..2
+    ok 1 a
+    ok 2 c # SKIP
+ok 15 skipok (key off) # SKIP c, here" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
 	printf 'skip -z\npass\npass\n' >"$d/list"
 	printf '#!/bin/sh\nexit 4\n' >"$d/net/skip"
 	out=$(UPSTREAM_DIR=$d/net UPSTREAM_DEADLINE=$(($(date +%s) + 11)) \
