@@ -716,11 +716,17 @@ test_upstream_runner() {
 	# case of its own is a failure, one without is a skip
 	printf '#!/bin/sh\necho "PASS: a"\necho "FAIL: b"\nexit 4\n' >"$d/net/skipfail"
 	printf '#!/bin/sh\necho "PASS: a"\necho "SKIP: c"\nexit 4\n' >"$d/net/skipok"
+	# and only if it skips the cases listed: no other ("SKIP x: why" too)
+	printf '#!/bin/sh\necho "SKIP: c"\necho "SKIP gre tests: no netns"\nexit 4\n' >"$d/net/skipmore"
+	printf '#!/bin/sh\necho "TEST: t  [FAIL]"\nexit 4\n' >"$d/net/skiptest"
+	# exit 0 after "FAIL: WHAT" (tcp_fastopen_backup_key.sh does)
+	printf '#!/bin/sh\necho "FAIL: d"\nexit 0\n' >"$d/net/failzero"
 	printf 'timeout=1500\n' >"$d/net/settings"
 	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124" "$d/net/subs" "$d/net/subfail" \
-		"$d/net/skipfail" "$d/net/skipok"
-	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nnoexec\nown124\nskipfail\nskipok\n' >"$d/list"
-	printf 'skip\t-x | no such thing here\nskipfail | b, here\nskipok | c, here\n' >"$d/skips"
+		"$d/net/skipfail" "$d/net/skipok" "$d/net/skipmore" "$d/net/skiptest" "$d/net/failzero"
+	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nnoexec\nown124\nskipfail\nskipok\nskipmore\nskiptest\nfailzero\n' >"$d/list"
+	printf '%s\n' 'skip	-x | no such thing here' 'skipfail | b, here | b' 'skipok | c, here | c' \
+		'skipmore | c, here | c ; d' 'skiptest | t, here' >"$d/skips"
 	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off" | grep -v "^# time: ")
 	expect_eq "ok 3 pass (key off)
     KTAP version 1
@@ -773,7 +779,27 @@ not ok 14 skipfail (key off)
     1..2
     ok 1 a
     ok 2 c # SKIP
-ok 15 skipok (key off) # SKIP c, here" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
+ok 15 skipok (key off) # SKIP c, here
+    KTAP version 1
+    1..2
+    ok 1 c # SKIP
+    ok 2 gre tests: no netns # SKIP
+not ok 16 skipmore (key off)
+# skipped, but not only the cases skips expects to: -d; +gre tests: no netns
+# SKIP: c
+# SKIP gre tests: no netns
+    KTAP version 1
+    1..1
+    not ok 1 t
+not ok 17 skiptest (key off)
+# skipped (exit status 4), but its output reports a failed case
+# TEST: t  [FAIL]
+    KTAP version 1
+    1..1
+    not ok 1 d
+not ok 18 failzero (key off)
+# exit status 0, but its output reports a failed case
+# FAIL: d" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
 	printf 'skip -z\npass\npass\n' >"$d/list"
 	printf '#!/bin/sh\nexit 4\n' >"$d/net/skip"
 	out=$(UPSTREAM_DIR=$d/net UPSTREAM_DEADLINE=$(($(date +%s) + 11)) \
@@ -814,14 +840,15 @@ not ok 5 arm64: the guest ran every test of its plan (1 of 3 results, lab boot e
 # lab: the kernel reported a problem" "$out" "two guests, one cut short"
 	# against the kernel without the series: b fails there the same way
 	# (excused); c passes there; d fails there, but with a case more here;
-	# e did not run here; a bail-out fails a guest whatever its status
-	printf 'KTAP version 1\n1..5\nok 1 a (x86_64, key off)\nnot ok 2 b (x86_64, key off)\n# why b\n    not ok 1 C1\n    not ok 2 C2 # SKIP no\nnot ok 3 c (x86_64, key on)\n    not ok 1 D1\n    not ok 2 D2\nnot ok 4 d (x86_64, key on)\n# exit status 1\nnot ok 5 e (x86_64, key on)\n# not run: the suite'"'"'s time ran out\n' >"$d/x86_64.ktap"
-	printf 'KTAP version 1\n1..4\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\n# why b\nok 3 c (x86_64, no series)\n    not ok 1 D1\nnot ok 4 d (x86_64, no series)\n# exit status 1\nnot ok 5 e (x86_64, no series)\n# timed out after 9s\nBail out! late\n' \
+	# e did not run here; f fails its case X's second time here, its
+	# first time there; a bail-out fails a guest whatever its status
+	printf 'KTAP version 1\n1..6\nok 1 a (x86_64, key off)\nnot ok 2 b (x86_64, key off)\n# why b\n    not ok 1 C1\n    not ok 2 C2 # SKIP no\nnot ok 3 c (x86_64, key on)\n    not ok 1 D1\n    not ok 2 D2\nnot ok 4 d (x86_64, key on)\n# exit status 1\nnot ok 5 e (x86_64, key on)\n# not run: the suite'"'"'s time ran out\n    ok 1 X\n    not ok 2 X\nnot ok 6 f (x86_64, key on)\n# exit status 1\n' >"$d/x86_64.ktap"
+	printf 'KTAP version 1\n1..4\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\n# why b\nok 3 c (x86_64, no series)\n    not ok 1 D1\nnot ok 4 d (x86_64, no series)\n# exit status 1\nnot ok 5 e (x86_64, no series)\n# timed out after 9s\n    not ok 1 X\n    ok 2 X\nnot ok 6 f (x86_64, no series)\n# exit status 1\nBail out! late\n' \
 		>"$d/x86_64-baseline.ktap"
 	echo 1 >"$d/x86_64-baseline.status"
 	out=$("$top/tests/upstream/merge" --baseline "$d" x86_64)
 	expect_eq "KTAP version 1
-1..5
+1..6
 ok 1 a (x86_64, key off)
 ok 2 b (x86_64, key off) # SKIP fails without the series too (why b)
 # why b
@@ -833,16 +860,23 @@ not ok 3 c (x86_64, key on)
     not ok 2 D2
 not ok 4 d (x86_64, key on)
 # without the series: fail (exit status 1): a failure of the series
-#   fails only with the series: D2
+#   fails only with the series: D2 #1
 # exit status 1
 not ok 5 e (x86_64, key on)
 # without the series: fail (timed out after 9s): a failure of the series
 # not run: the suite's time ran out
-# without the series, x86_64: the guest did not finish (5 of 4 results, lab boot exit 1)
-# without the series, x86_64: 3 fail 2 ok
+    ok 1 X
+    not ok 2 X
+not ok 6 f (x86_64, key on)
+# without the series: fail (exit status 1): a failure of the series
+#   fails only with the series: X #2
+# exit status 1
+# without the series, x86_64: the guest did not finish (6 of 4 results, lab boot exit 1)
+# without the series, x86_64: 4 fail 2 ok
 #   fails without the series: b
 #   fails without the series: d
-#   fails without the series: e" "$out" "against the kernel without the series"
+#   fails without the series: e
+#   fails without the series: f" "$out" "against the kernel without the series"
 }
 
 # The upstream lists run one after the other in make upstream-net: a test

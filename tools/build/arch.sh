@@ -46,9 +46,11 @@ arch_get() {
 }
 
 # arch_kernel_image NAME KOBJ: the image QEMU boots of the kernel built in
-# the object folder KOBJ.
+# the object folder KOBJ (the Makefile's KIMAGE, for scripts).
 arch_kernel_image() {
-	echo "$2/$(arch_get "$1" kernel_image)"
+	local image
+	image=$(arch_need "$1" kernel_image) || return 1
+	echo "$2/$image"
 }
 
 # arch_need NAME KEY [PROG]: arch_get, but a missing or empty KEY is an
