@@ -708,7 +708,11 @@ test_upstream_runner() {
 	printf '#!/bin/sh\necho "TEST: b  [FAIL]"\n(sleep 1; echo LEFTOVER) &\nexit 0\n' >"$d/net/quiet"
 	printf '#!/bin/sh\nsleep 2\necho "TEST: c  [FAIL]"\nexit 124\n' >"$d/net/own124"
 	# its own results, nested: a script's TEST lines, a C program's KTAP
-	printf '#!/bin/sh\necho "TEST: one   [ OK ]"\necho "  TEST: two #2  [SKIP]"\necho "not ok 3 three # SKIP no cause"\n' >"$d/net/subs"
+	# (kselftest.h's unnamed "ok N # SKIP why" is named by its reason; a
+	# directive is case-insensitive; a test that exits 0 may skip only
+	# the cases the skips file lists)
+	printf '#!/bin/sh\necho "TEST: one   [ OK ]"\necho "  TEST: two #2  [SKIP]"\necho "not ok 3 three # SKIP no cause"\necho "ok 4 # SKIP no name"\necho "ok 5 five # skip lower"\n' >"$d/net/subs"
+	printf '#!/bin/sh\necho "PASS: p"\necho "SKIP: part"\nexit 0\n' >"$d/net/zeroskip"
 	printf '#!/bin/sh\necho "ok 1 fine"\necho "not ok 2 broken"\n' >"$d/net/subfail"
 	# a script without its x bit runs through its #! line, as upstream's runner does
 	printf '#!/bin/sh -e\ntrue\n' >"$d/net/noexec"
@@ -723,10 +727,10 @@ test_upstream_runner() {
 	printf '#!/bin/sh\necho "FAIL: d"\nexit 0\n' >"$d/net/failzero"
 	printf 'timeout=1500\n' >"$d/net/settings"
 	chmod +x "$d/net/pass" "$d/net/fail" "$d/net/skip" "$d/net/hang" "$d/net/quiet" "$d/net/own124" "$d/net/subs" "$d/net/subfail" \
-		"$d/net/skipfail" "$d/net/skipok" "$d/net/skipmore" "$d/net/skiptest" "$d/net/failzero"
-	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nnoexec\nown124\nskipfail\nskipok\nskipmore\nskiptest\nfailzero\n' >"$d/list"
+		"$d/net/skipfail" "$d/net/skipok" "$d/net/skipmore" "$d/net/skiptest" "$d/net/failzero" "$d/net/zeroskip"
+	printf '# a comment\npass\nfail\nskip  -x\nskip -y\nhang\nskip -z\nquiet\nsubs\nsubfail\nnoexec\nown124\nskipfail\nskipok\nskipmore\nskiptest\nfailzero\nzeroskip\n' >"$d/list"
 	printf '%s\n' 'skip	-x | no such thing here' 'skipfail | b, here | b' 'skipok | c, here | c' \
-		'skipmore | c, here | c ; d' 'skiptest | t, here' >"$d/skips"
+		'skipmore | c, here | c ; d' 'skiptest | t, here' 'subs | in part | two no.2; three;no name ; five' >"$d/skips"
 	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off" | grep -v "^# time: ")
 	expect_eq "ok 3 pass (key off)
     KTAP version 1
@@ -747,10 +751,12 @@ not ok 9 quiet (key off)
 # exit status 0, but its output reports a failed case
 # TEST: b  [FAIL]
     KTAP version 1
-    1..3
+    1..5
     ok 1 one
     ok 2 two no.2 # SKIP
-    not ok 3 three # SKIP no cause
+    ok 3 three # SKIP no cause
+    ok 4 no name # SKIP no name
+    ok 5 five # SKIP lower
 ok 10 subs (key off)
     KTAP version 1
     1..2
@@ -785,7 +791,7 @@ ok 15 skipok (key off) # SKIP c, here
     ok 1 c # SKIP
     ok 2 gre tests: no netns # SKIP
 not ok 16 skipmore (key off)
-# skipped, but not only the cases skips expects to: -d; +gre tests: no netns
+# skipped, but not the cases skips lists: skipped unlisted: gre tests: no netns. listed, not skipped: d.
 # SKIP: c
 # SKIP gre tests: no netns
     KTAP version 1
@@ -799,7 +805,15 @@ not ok 17 skiptest (key off)
     not ok 1 d
 not ok 18 failzero (key off)
 # exit status 0, but its output reports a failed case
-# FAIL: d" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
+# FAIL: d
+    KTAP version 1
+    1..2
+    ok 1 p
+    ok 2 part # SKIP
+not ok 19 zeroskip (key off)
+# exit status 0, but it skipped cases skips does not list: part
+# PASS: p
+# SKIP: part" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
 	printf 'skip -z\npass\npass\n' >"$d/list"
 	printf '#!/bin/sh\nexit 4\n' >"$d/net/skip"
 	out=$(UPSTREAM_DIR=$d/net UPSTREAM_DEADLINE=$(($(date +%s) + 11)) \
@@ -841,14 +855,16 @@ not ok 5 arm64: the guest ran every test of its plan (1 of 3 results, lab boot e
 	# against the kernel without the series: b fails there the same way
 	# (excused); c passes there; d fails there, but with a case more here;
 	# e did not run here; f fails its case X's second time here, its
-	# first time there; a bail-out fails a guest whatever its status
-	printf 'KTAP version 1\n1..6\nok 1 a (x86_64, key off)\nnot ok 2 b (x86_64, key off)\n# why b\n    not ok 1 C1\n    not ok 2 C2 # SKIP no\nnot ok 3 c (x86_64, key on)\n    not ok 1 D1\n    not ok 2 D2\nnot ok 4 d (x86_64, key on)\n# exit status 1\nnot ok 5 e (x86_64, key on)\n# not run: the suite'"'"'s time ran out\n    ok 1 X\n    not ok 2 X\nnot ok 6 f (x86_64, key on)\n# exit status 1\n' >"$d/x86_64.ktap"
-	printf 'KTAP version 1\n1..4\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\n# why b\nok 3 c (x86_64, no series)\n    not ok 1 D1\nnot ok 4 d (x86_64, no series)\n# exit status 1\nnot ok 5 e (x86_64, no series)\n# timed out after 9s\n    not ok 1 X\n    ok 2 X\nnot ok 6 f (x86_64, no series)\n# exit status 1\nBail out! late\n' \
+	# first time there; g fails X there too, but reported one case more
+	# there (its Nth times do not say the same); a bail-out fails a guest
+	# whatever its status
+	printf 'KTAP version 1\n1..7\nok 1 a (x86_64, key off)\nnot ok 2 b (x86_64, key off)\n# why b\n    not ok 1 C1\n    not ok 2 C2 # SKIP no\nnot ok 3 c (x86_64, key on)\n    not ok 1 D1\n    not ok 2 D2\nnot ok 4 d (x86_64, key on)\n# exit status 1\nnot ok 5 e (x86_64, key on)\n# not run: the suite'"'"'s time ran out\n    ok 1 X\n    not ok 2 X\nnot ok 6 f (x86_64, key on)\n# exit status 1\n    not ok 1 X\nnot ok 7 g (x86_64, key on)\n# exit status 1\n' >"$d/x86_64.ktap"
+	printf 'KTAP version 1\n1..4\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\n# why b\nok 3 c (x86_64, no series)\n    not ok 1 D1\nnot ok 4 d (x86_64, no series)\n# exit status 1\nnot ok 5 e (x86_64, no series)\n# timed out after 9s\n    not ok 1 X\n    ok 2 X\nnot ok 6 f (x86_64, no series)\n# exit status 1\n    not ok 1 X\n    ok 2 Y\nnot ok 7 g (x86_64, no series)\n# exit status 1\nBail out! late\n' \
 		>"$d/x86_64-baseline.ktap"
 	echo 1 >"$d/x86_64-baseline.status"
 	out=$("$top/tests/upstream/merge" --baseline "$d" x86_64)
 	expect_eq "KTAP version 1
-1..6
+1..7
 ok 1 a (x86_64, key off)
 ok 2 b (x86_64, key off) # SKIP fails without the series too (why b)
 # why b
@@ -871,12 +887,17 @@ not ok 6 f (x86_64, key on)
 # without the series: fail (exit status 1): a failure of the series
 #   fails only with the series: X #2
 # exit status 1
-# without the series, x86_64: the guest did not finish (6 of 4 results, lab boot exit 1)
-# without the series, x86_64: 4 fail 2 ok
+    not ok 1 X
+not ok 7 g (x86_64, key on)
+# without the series: fail (exit status 1): a failure of the series
+# exit status 1
+# without the series, x86_64: the guest did not finish (7 of 4 results, lab boot exit 1)
+# without the series, x86_64: 5 fail 2 ok
 #   fails without the series: b
 #   fails without the series: d
 #   fails without the series: e
-#   fails without the series: f" "$out" "against the kernel without the series"
+#   fails without the series: f
+#   fails without the series: g" "$out" "against the kernel without the series"
 }
 
 # The upstream lists run one after the other in make upstream-net: a test
