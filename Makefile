@@ -123,6 +123,7 @@ help:
 	@echo '  capture=1                  write a pcap per NIC into the run folder'
 	@echo '  STRESS_CYCLES=N            namespace lives of make stress-l3 (default 1000)'
 	@echo '  KEY=off|on|both            make upstream-net: with no L3 namespace, one idle, or both (default)'
+	@echo '  TESTS=REGEX                make upstream-net: only the tests whose list line matches (grep -E)'
 	@echo '  NETSELFTESTS=1             the selftests kernel (configs/selftests.config), as DEBUG=1'
 	@echo '  V=1                        show the full kernel build commands'
 
@@ -485,7 +486,8 @@ stress-l3: deps $(LAB)
 # The kernel's own net selftests (tests/host/upstream-net.sh): the lists
 # tests/upstream/check.list (make check runs it the same way) and more.list: every arch, or the ARCH
 # given, at once, on the selftests kernel and on the one without the series.
-# KEY only from the command line: an environment's KEY is often a secret.
+# KEY only from the command line: an environment's KEY is often a secret;
+# TESTS too (a common name).  TESTS=REGEX: only the lists' lines it matches.
 # A guest's time: both lists take 45 minutes a round on x86_64, well over
 # an hour on arm64 (KEY=both is two rounds); a test's, the settings
 # file's own.
@@ -493,6 +495,7 @@ UPSTREAM_SECONDS ?= 21600
 upstream-net: deps $(LAB)
 	@UPSTREAM_KEY=$(if $(filter command line,$(origin KEY)),$(KEY),both) UPSTREAM_LIST=check,more UPSTREAM_BASELINE=1 \
 		UPSTREAM_SECONDS=$(UPSTREAM_SECONDS) UPSTREAM_TEST_SECONDS=1500 \
+		UPSTREAM_TESTS='$(if $(filter command line,$(origin TESTS)),$(subst ','"'"',$(TESTS)))' \
 		ACCEL=$(ACCEL) tests/host/upstream-net.sh $(if $(filter command line environment,$(origin ARCH)),$(ARCH))
 
 unit:

@@ -3,7 +3,7 @@
 #
 # images: netselftests
 #
-# upstream-net.sh KEY LISTS LABEL SECONDS [CAP]: the kernel's own network
+# upstream-net.sh KEY LISTS LABEL SECONDS [CAP [TESTS]]: the kernel's own network
 # selftests (tools/testing/selftests/net of the patched tree, unmodified)
 # as the proof that the series changes nothing of mainline.  Booted by
 # tests/host/upstream-net.sh (make check, make upstream-net) on the
@@ -19,6 +19,8 @@
 # not run yet fail as such, named, rather than the guest being killed with
 # their results (the host's lab boot -T must leave a minute more).  CAP
 # (default 300): a test's time, at most (the settings file gives 1500 s).
+# TESTS: an extended regular expression; only the lists' lines it matches
+# run (make upstream-net TESTS=, as kselftest's run_kselftest.sh -t).
 #
 # The tests need bash and GNU tools: they run in a chroot into the
 # netselftests image, a Debian root of its own with /proc, /sys, /dev,
@@ -26,7 +28,7 @@
 
 . /lab/tests/ktap.sh
 
-key=${1:-both} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540} cap=${5:-300}
+key=${1:-both} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540} cap=${5:-300} only=${6:-}
 root=/lab/netselftests
 # the lists, one file in the chroot's /tmp (this guest's /tmp, bound in)
 list=/tmp/upstream.list
@@ -74,7 +76,16 @@ if ! mount -t tmpfs -o size=4m modules "$root/lib/modules" ||
 	echo "upstream-net: cannot index the built-in modules for modprobe" >&2
 	exit 1
 fi
+if [ -n "$only" ]; then
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" | grep -E -e "$only" >"$list.only"
+	mv "$list.only" "$list"
+fi
 tests=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" | wc -l)
+if [ "$tests" -eq 0 ]; then
+	ktap_header 1
+	ktap_result fail "a test of $lists matches '$only'"
+	exit 0
+fi
 
 # The idle L3 namespace: one test of its own, so that a failure to make it
 # is not mistaken for a round's.

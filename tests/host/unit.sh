@@ -909,6 +909,19 @@ test_upstream_lists_disjoint() {
 	expect_eq "" "$dup" "tests listed twice in tests/upstream/*.list"
 }
 
+# make upstream-net TESTS=: a bad expression or one that matches nothing is
+# refused at once, before any build or guest.
+test_upstream_tests_filter_refused() {
+	local t out rc
+	for t in "a'b|no single quote" "(|not an extended" "no-such-test|matches no test"; do
+		rc=0
+		out=$(UPSTREAM_TESTS=${t%%|*} UPSTREAM_LIST=check,more timeout 20 "$top/tests/host/upstream-net.sh" x86_64 2>&1) || rc=$?
+		expect_eq 2 $rc "exit status for TESTS=${t%%|*}: $out"
+		expect_eq 1 "$(wc -l <<<"$out")" "one line for TESTS=${t%%|*}: $out"
+		[[ $out == "upstream-net: TESTS=${t%%|*}: "*"${t#*|}"* ]] || fail "TESTS=${t%%|*}: $out"
+	done
+}
+
 # What the stricter lint must still accept: CRLF line ends, tabs, UTF-8
 # comments, names that look like keywords, 15-character names.
 test_lint_accepts_valid() {
@@ -991,6 +1004,7 @@ ktap_run "a guest image is reproducible, readable by all, root-owned; no write o
 ktap_run "run-net: passes, failures, expected and unexpected skips, hangs" test_upstream_runner
 ktap_run "upstream merge: guests renumbered, cut short, against no series" test_upstream_merge
 ktap_run "upstream lists: no test in two of them" test_upstream_lists_disjoint
+ktap_run "upstream-net TESTS=: a bad or empty filter refused at once, one line" test_upstream_tests_filter_refused
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
 ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files
 ktap_run "a run folder is 0700 whatever the umask; a comma in its path reaches QEMU" test_run_folder_private

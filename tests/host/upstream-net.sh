@@ -25,6 +25,8 @@
 #   boot's -T is a minute more); check.list takes about 12 minutes.
 # UPSTREAM_TEST_SECONDS (default 300): a test's time at most (the settings
 #   file's 1500 s, capped).
+# UPSTREAM_TESTS=REGEX: only the lists' lines this extended regular
+#   expression matches (make upstream-net TESTS=).
 #
 # Exit: 0 all passed, 1 a test failed, 2 a build failed.
 set -uo pipefail
@@ -42,6 +44,7 @@ list=${UPSTREAM_LIST:-check}
 baseline=${UPSTREAM_BASELINE:-0}
 seconds=${UPSTREAM_SECONDS:-1200}
 cap=${UPSTREAM_TEST_SECONDS:-300}
+only=${UPSTREAM_TESTS:-}
 accel=${ACCEL:-tcg}
 case $key in off | on | both | split) ;; *) die "UPSTREAM_KEY=$key: off, on, both or split" ;; esac
 [[ $list =~ ^[a-z0-9_-]+(,[a-z0-9_-]+)*$ ]] || die "UPSTREAM_LIST=$list: NAME[,NAME]..."
@@ -52,6 +55,15 @@ if ! [[ $seconds =~ ^[0-9]+$ ]] || [ "$seconds" -lt 60 ]; then
 	die "UPSTREAM_SECONDS=$seconds: a number of seconds, 60 or more"
 fi
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "UPSTREAM_TEST_SECONDS=$cap: a number of seconds"
+if [ -n "$only" ]; then
+	# It reaches the guest inside single quotes of a shell command line.
+	[[ $only != *"'"* ]] || die "TESTS=$only: no single quote allowed (it reaches the guest quoted)"
+	matched=$(for l in ${list//,/ }; do sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "tests/upstream/$l.list"; done |
+		grep -cE -e "$only" 2>/dev/null)
+	[ $? -lt 2 ] || die "TESTS=$only: not an extended regular expression"
+	[ "$matched" -gt 0 ] || die "TESTS=$only: matches no test of the lists $list (tests/upstream/NAME.list)"
+	echo "# TESTS=$only: $matched tests of the lists $list"
+fi
 for a in $arches; do
 	arch_check "$a" "$prog" || exit 2
 done
@@ -131,7 +143,7 @@ for r in "${runs[@]}"; do
 	# shellcheck disable=SC2086 # "-i LIST"
 	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -K "${run_kernel[$r]}" \
 		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$r" \
-		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap" \
+		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap '$only'" \
 		>"$out/$r.ktap" 2>"$out/$r.err" &
 	run_of[$!]=$r
 done
