@@ -697,7 +697,7 @@ test_image_builder() {
 # output, an expected skip with its reason, an unexpected skip and a hang
 # each come out as they should.
 test_upstream_runner() {
-	local d out
+	local d out rc c
 	d=$(scratch)
 	mkdir "$d/net"
 	printf '#!/bin/sh\nexit 0\n' >"$d/net/pass"
@@ -826,6 +826,14 @@ ok 3 pass (key on)" "$out" "an unexpected skip"
 		"$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "late")
 	expect_eq "not ok 1 skip -z (late)
 # not run: the suite's time ran out" "$(head -n 2 <<<"$out")" "past the deadline"
+	# a program it needs is missing (busybox has no comm): no verdict at all
+	mkdir "$d/bin"
+	for c in awk date grep head mktemp paste realpath rm sed sort tail timeout tr; do
+		ln -s "$(command -v "$c")" "$d/bin/$c"
+	done
+	rc=0
+	out=$(PATH=$d/bin UPSTREAM_DIR=$d/net "$top/tests/upstream/run-net" 1 "$d/list" "$d/skips" "x" 2>&1) || rc=$?
+	expect_eq "2 run-net: comm not found" "$rc $out" "run-net without comm"
 }
 
 # merge, the upstream suite's KTAP of several guests: renumbered, a

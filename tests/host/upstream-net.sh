@@ -27,6 +27,9 @@
 #   file's 1500 s, capped).
 # UPSTREAM_TESTS=REGEX: only the lists' lines this extended regular
 #   expression matches (make upstream-net TESTS=).
+# UPSTREAM_MEM (default 1024): each guest's memory in MiB.  The labs' 256
+#   is too little: fib_nexthops.sh's ip, a flood and tmpfs /tmp met the
+#   OOM killer there, and the test hung past its time.
 #
 # Exit: 0 all passed, 1 a test failed, 2 a build failed.
 set -uo pipefail
@@ -45,6 +48,7 @@ baseline=${UPSTREAM_BASELINE:-0}
 seconds=${UPSTREAM_SECONDS:-1200}
 cap=${UPSTREAM_TEST_SECONDS:-300}
 only=${UPSTREAM_TESTS:-}
+mem=${UPSTREAM_MEM:-1024}
 accel=${ACCEL:-tcg}
 case $key in off | on | both | split) ;; *) die "UPSTREAM_KEY=$key: off, on, both or split" ;; esac
 [[ $list =~ ^[a-z0-9_-]+(,[a-z0-9_-]+)*$ ]] || die "UPSTREAM_LIST=$list: NAME[,NAME]..."
@@ -55,6 +59,7 @@ if ! [[ $seconds =~ ^[0-9]+$ ]] || [ "$seconds" -lt 60 ]; then
 	die "UPSTREAM_SECONDS=$seconds: a number of seconds, 60 or more"
 fi
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "UPSTREAM_TEST_SECONDS=$cap: a number of seconds"
+[[ $mem =~ ^[1-9][0-9]*$ ]] || die "UPSTREAM_MEM=$mem: a number of MiB"
 if [ -n "$only" ]; then
 	# It reaches the guest inside single quotes of a shell command line.
 	[[ $only != *"'"* ]] || die "TESTS=$only: no single quote allowed (it reaches the guest quoted)"
@@ -141,7 +146,7 @@ for r in "${runs[@]}"; do
 	rm -f "$out/$r.status"
 	echo "# booting $r: lists $list, L3 key ${run_key[$r]} (run folder build/${run_arch[$r]}/runs/upstream-net-$r)"
 	# shellcheck disable=SC2086 # "-i LIST"
-	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -K "${run_kernel[$r]}" \
+	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -m "$mem" -K "${run_kernel[$r]}" \
 		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$r" \
 		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap '$only'" \
 		>"$out/$r.ktap" 2>"$out/$r.err" &
