@@ -62,7 +62,7 @@ expect_error() {
 l3ns_state() {
 	ls /run/l3ns 2>/dev/null
 	l3ns addr show
-	ip -4 -o addr show | awk '{print $2, $4}'
+	ip -o addr show | awk '{print $2, $4}'
 }
 
 test_cli_roundtrip() {
@@ -71,15 +71,18 @@ test_cli_roundtrip() {
 	ip addr add 10.7.0.1/24 dev lo
 	l3ns addr add web 10.7.0.2/24 dev lo
 	l3ns addr add db 10.7.0.3/24 dev lo
+	l3ns addr add web fd07::2/64 dev lo
 	expect_eq "db 10.7.0.3/24
-web 10.7.0.2/24" "$(l3ns list)" "l3ns list"
-	expect_eq "web 10.7.0.2/24 dev lo" "$(l3ns addr show web)" "addr show web"
+web 10.7.0.2/24 fd07::2/64" "$(l3ns list)" "l3ns list"
+	expect_eq "web 10.7.0.2/24 dev lo
+web fd07::2/64 dev lo" "$(l3ns addr show web)" "addr show web"
 	expect_eq "" "$(l3ns identify)" "identify outside"
 	expect_eq "web" "$(l3ns exec web l3ns identify)" "identify inside"
 	expect_eq "web" "$(l3ns exec web sh -c 'l3ns identify $$')" "identify PID"
 	l3ns exec web sh -c 'exit 7' || rc=$?
 	expect_eq 7 "${rc:-0}" "exit status through exec"
 	l3ns addr del web 10.7.0.2/24 dev lo
+	l3ns addr del web fd07::2/64 dev lo
 	expect_eq "web" "$(l3ns list | grep '^web')" "web after addr del"
 	l3ns del web
 	expect_eq "db 10.7.0.3/24" "$(l3ns list)" "list after del"
@@ -95,10 +98,13 @@ test_cli_errors() {
 		l3ns addr add A 10.7.0.4/24 lo
 	expect_error "l3ns: A: File exists" 1 l3ns add A
 	expect_error "l3ns: a/b: invalid name (use letters, digits, '-', '_', '.')" 1 l3ns add a/b
-	expect_error "l3ns: 10.7.0.300/24: not an IPv4 address with prefix length (ADDR/PLEN)" 1 \
+	expect_error "l3ns: 10.7.0.300/24: not an IPv4 or IPv6 address with prefix length (ADDR/PLEN)" 1 \
 		l3ns addr add A 10.7.0.300/24 dev lo
-	expect_error "l3ns: 10.7.0.4: not an IPv4 address with prefix length (ADDR/PLEN)" 1 \
+	expect_error "l3ns: 10.7.0.4: not an IPv4 or IPv6 address with prefix length (ADDR/PLEN)" 1 \
 		l3ns addr add A 10.7.0.4 dev lo
+	expect_error "l3ns: fd07::4/129: not an IPv4 or IPv6 address with prefix length (ADDR/PLEN)" 1 \
+		l3ns addr add A fd07::4/129 dev lo
+	expect_error "l3ns: ::1/128: Invalid argument" 1 l3ns addr add A ::1/128 dev lo
 	expect_error "l3ns: nosuch0: No such device" 1 l3ns addr add A 10.7.0.4/24 dev nosuch0
 	expect_error "l3ns: Z: no such L3 namespace" 1 l3ns addr add Z 10.7.0.4/24 dev lo
 	expect_error "l3ns: Z: no such L3 namespace" 1 l3ns exec Z true

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* l3ns: IPv4 addresses owned by L3 namespaces, over rtnetlink. */
+/* l3ns: IPv4 and IPv6 addresses owned by L3 namespaces, over rtnetlink. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <limits.h>
@@ -22,9 +22,14 @@ struct addr_req {
 	char attrs[128];
 };
 
+static size_t addr_len(int family)
+{
+	return family == AF_INET6 ? 16 : 4;
+}
+
 bool l3ns_parse_prefix(const char *text, struct l3ns_prefix *prefix)
 {
-	char buf[INET_ADDRSTRLEN + 4], *slash, *end;
+	char buf[L3NS_PREFIX_LEN], *slash, *end;
 	unsigned long plen;
 
 	if (strlen(text) >= sizeof(buf))
@@ -34,14 +39,27 @@ bool l3ns_parse_prefix(const char *text, struct l3ns_prefix *prefix)
 	if (!slash || !slash[1])
 		return false;
 	*slash = '\0';
+	memset(prefix, 0, sizeof(*prefix));
+	prefix->family = strchr(buf, ':') ? AF_INET6 : AF_INET;
 	errno = 0;
 	plen = strtoul(slash + 1, &end, 10);
-	if (*end || errno || plen > 32 || slash[1] == '-' || slash[1] == '+')
+	if (*end || errno || plen > 8 * addr_len(prefix->family) ||
+	    slash[1] == '-' || slash[1] == '+')
 		return false;
-	if (inet_pton(AF_INET, buf, &prefix->addr) != 1)
+	if (inet_pton(prefix->family, buf, prefix->addr) != 1)
 		return false;
 	prefix->plen = plen;
 	return true;
+}
+
+const char *l3ns_prefix_text(const struct l3ns_prefix *prefix, char *buf)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(prefix->family, prefix->addr, addr, sizeof(addr)))
+		strcpy(addr, "?");
+	snprintf(buf, L3NS_PREFIX_LEN, "%s/%u", addr, prefix->plen);
+	return buf;
 }
 
 static void add_attr(struct nlmsghdr *nh, unsigned short type,
@@ -80,20 +98,22 @@ static int rtnl_talk(int sock, struct nlmsghdr *nh)
 }
 
 struct owned_addr {
-	struct in_addr addr;
-	unsigned int plen;
+	struct l3ns_prefix prefix;
 	int ifindex;
 	ino_t owner;
 };
 
-/* Every IPv4 address that an L3 namespace owns; *count entries, malloc'ed. */
+/*
+ * Every address that an L3 namespace owns, IPv4 then IPv6; *count entries,
+ * malloc'ed.
+ */
 static int dump_owned(int sock, struct owned_addr **list, size_t *count)
 {
 	struct addr_req req = {
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
 		.nh.nlmsg_type = RTM_GETADDR,
 		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		.ifa.ifa_family = AF_INET,
+		.ifa.ifa_family = AF_UNSPEC,
 	};
 	static char buf[32768];
 	size_t cap = 0;
@@ -110,20 +130,29 @@ static int dump_owned(int sock, struct owned_addr **list, size_t *count)
 			return -errno;
 		for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
 			struct ifaddrmsg *ifa = NLMSG_DATA(nh);
-			struct owned_addr a = { .plen = ifa->ifa_prefixlen,
-						.ifindex = ifa->ifa_index };
+			struct owned_addr a = { .ifindex = ifa->ifa_index };
 			int len = IFA_PAYLOAD(nh);
+			bool local = false;
 			struct rtattr *rta;
 
 			if (nh->nlmsg_type == NLMSG_DONE)
 				return 0;
 			if (nh->nlmsg_type == NLMSG_ERROR)
 				return ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+			if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
+				continue;
+			a.prefix.family = ifa->ifa_family;
+			a.prefix.plen = ifa->ifa_prefixlen;
+			/* the local address: IFA_LOCAL, or IFA_ADDRESS without it (IPv6) */
 			for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-				if (rta->rta_type == IFA_LOCAL)
-					memcpy(&a.addr, RTA_DATA(rta), 4);
-				else if (rta->rta_type == IFA_L3NET_ID)
+				if ((rta->rta_type == IFA_LOCAL ||
+				     (rta->rta_type == IFA_ADDRESS && !local)) &&
+				    RTA_PAYLOAD(rta) == addr_len(a.prefix.family)) {
+					memcpy(a.prefix.addr, RTA_DATA(rta), RTA_PAYLOAD(rta));
+					local |= rta->rta_type == IFA_LOCAL;
+				} else if (rta->rta_type == IFA_L3NET_ID) {
 					a.owner = *(__u32 *)RTA_DATA(rta);
+				}
 			}
 			if (!a.owner)
 				continue;
@@ -148,11 +177,17 @@ static void addr_request(struct addr_req *req, int type,
 	memset(req, 0, sizeof(*req));
 	req->nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
 	req->nh.nlmsg_type = type;
-	req->ifa.ifa_family = AF_INET;
+	req->ifa.ifa_family = prefix->family;
 	req->ifa.ifa_prefixlen = prefix->plen;
 	req->ifa.ifa_index = ifindex;
-	add_attr(&req->nh, IFA_LOCAL, &prefix->addr, 4);
-	add_attr(&req->nh, IFA_ADDRESS, &prefix->addr, 4);
+	add_attr(&req->nh, IFA_LOCAL, prefix->addr, addr_len(prefix->family));
+	add_attr(&req->nh, IFA_ADDRESS, prefix->addr, addr_len(prefix->family));
+}
+
+static bool same_prefix(const struct l3ns_prefix *a, const struct l3ns_prefix *b)
+{
+	return a->family == b->family && a->plen == b->plen &&
+	       !memcmp(a->addr, b->addr, addr_len(a->family));
 }
 
 /* Does the kernel list @prefix on @ifindex as owned by @id?  0 or -errno. */
@@ -165,8 +200,7 @@ static int owned_by(int sock, const struct l3ns_prefix *prefix, int ifindex,
 
 	*found = false;
 	for (i = 0; !err && i < count; i++)
-		*found |= owned[i].addr.s_addr == prefix->addr.s_addr &&
-			  owned[i].plen == prefix->plen &&
+		*found |= same_prefix(&owned[i].prefix, prefix) &&
 			  owned[i].ifindex == ifindex &&
 			  owned[i].owner == id;
 	free(owned);
@@ -212,12 +246,12 @@ static int addr_change(int type, const char *name,
 		       const struct l3ns_prefix *prefix, const char *dev)
 {
 	struct addr_req req;
-	char what[128];
+	char what[L3NS_PREFIX_LEN];
 	int fd, sock, err, ifindex;
 	bool found;
 	ino_t id;
 
-	snprintf(what, sizeof(what), "%s/%u", inet_ntoa(prefix->addr), prefix->plen);
+	l3ns_prefix_text(prefix, what);
 	ifindex = if_nametoindex(dev);
 	if (!ifindex)
 		return l3ns_error(dev, errno == ENXIO ? ENODEV : errno);
@@ -249,13 +283,15 @@ static int addr_change(int type, const char *name,
 			goto out_sock;
 		}
 	} else {
-		__u32 brd = prefix->plen < 31 ?
-			prefix->addr.s_addr | htonl(0xffffffffu >> prefix->plen) : 0;
-
 		req.nh.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
 		add_attr(&req.nh, IFA_L3NET_FD, &fd, sizeof(fd));
-		if (brd)
+		if (prefix->family == AF_INET && prefix->plen < 31) {
+			__u32 brd;
+
+			memcpy(&brd, prefix->addr, 4);
+			brd |= htonl(0xffffffffu >> prefix->plen);
 			add_attr(&req.nh, IFA_BROADCAST, &brd, 4);
+		}
 	}
 
 	err = rtnl_talk(sock, &req.nh);
@@ -285,6 +321,7 @@ int l3ns_addr_del(const char *name, const struct l3ns_prefix *prefix,
 /* "NAME ADDR/PLEN ..." for every pinned namespace, in name order. */
 static int list_pinned(const struct owned_addr *owned, size_t count)
 {
+	char text[L3NS_PREFIX_LEN];
 	struct dirent **names;
 	int n, i;
 	size_t j;
@@ -301,7 +338,7 @@ static int list_pinned(const struct owned_addr *owned, size_t count)
 			printf("%s", names[i]->d_name);
 			for (j = 0; j < count; j++)
 				if (owned[j].owner == st.st_ino)
-					printf(" %s/%u", inet_ntoa(owned[j].addr), owned[j].plen);
+					printf(" %s", l3ns_prefix_text(&owned[j].prefix, text));
 			printf("\n");
 		}
 		free(names[i]);
@@ -314,7 +351,12 @@ static int by_owner(const void *a, const void *b)
 {
 	const struct owned_addr *x = a, *y = b;
 
-	return (x->owner > y->owner) - (x->owner < y->owner);
+	/* then IPv4 before IPv6, and by address: the same order every time */
+	if (x->owner != y->owner)
+		return x->owner < y->owner ? -1 : 1;
+	if (x->prefix.family != y->prefix.family)
+		return x->prefix.family == AF_INET ? -1 : 1;
+	return memcmp(x->prefix.addr, y->prefix.addr, sizeof(x->prefix.addr));
 }
 
 int l3ns_addr_show(const char *name, bool one_line)
@@ -348,13 +390,13 @@ int l3ns_addr_show(const char *name, bool one_line)
 		return err;
 	}
 	for (i = 0; i < count; i++) {
-		char dev[IF_NAMESIZE] = "?", nsname[80];
+		char dev[IF_NAMESIZE] = "?", nsname[80], text[L3NS_PREFIX_LEN];
 
 		if (only && owned[i].owner != only)
 			continue;
 		if_indextoname(owned[i].ifindex, dev);
-		printf("%s %s/%u dev %s\n", l3ns_name_of(owned[i].owner, nsname, sizeof(nsname)),
-		       inet_ntoa(owned[i].addr), owned[i].plen, dev);
+		printf("%s %s dev %s\n", l3ns_name_of(owned[i].owner, nsname, sizeof(nsname)),
+		       l3ns_prefix_text(&owned[i].prefix, text), dev);
 	}
 	free(owned);
 	return 0;

@@ -51,11 +51,16 @@ int l3ns_exec(const char *name, char **argv);
 
 /* addr.c: addresses and their owners, over rtnetlink */
 struct l3ns_prefix {
-	struct in_addr addr;
+	int family;			/* AF_INET or AF_INET6 */
+	unsigned char addr[16];		/* network order, 4 or 16 bytes */
 	unsigned int plen;
 };
 
+/* ADDR/PLEN, IPv4 or IPv6 */
 bool l3ns_parse_prefix(const char *text, struct l3ns_prefix *prefix);
+/* "ADDR/PLEN" in @buf, L3NS_PREFIX_LEN bytes */
+#define L3NS_PREFIX_LEN	(INET6_ADDRSTRLEN + 4)
+const char *l3ns_prefix_text(const struct l3ns_prefix *prefix, char *buf);
 int l3ns_addr_add(const char *name, const struct l3ns_prefix *prefix,
 		  const char *dev);
 int l3ns_addr_del(const char *name, const struct l3ns_prefix *prefix,

@@ -75,7 +75,7 @@ static int addr_args(int argc, char **argv, struct l3ns_prefix *prefix,
 	if (argc != 4 || strcmp(argv[2], "dev"))
 		return usage("addr: expected NAME ADDR/PLEN dev DEV");
 	if (!l3ns_parse_prefix(argv[1], prefix))
-		return l3ns_fail(argv[1], "not an IPv4 address with prefix length (ADDR/PLEN)");
+		return l3ns_fail(argv[1], "not an IPv4 or IPv6 address with prefix length (ADDR/PLEN)");
 	*dev = argv[3];
 	return 0;
 }
