@@ -20,7 +20,7 @@
 # their results (the host's lab boot -T must leave a minute more).  CAP
 # (default 300): a test's time, at most (the settings file gives 1500 s).
 # TESTS: an extended regular expression; only the lists' lines it matches
-# run (make upstream-net TESTS=, as kselftest's run_kselftest.sh -t).
+# run (make upstream-net TESTS=; run_kselftest.sh -t takes exact names).
 #
 # The tests need bash and GNU tools: they run in a chroot into the
 # netselftests image, a Debian root of its own with /proc, /sys, /dev,

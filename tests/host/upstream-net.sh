@@ -59,10 +59,12 @@ if ! [[ $seconds =~ ^[0-9]+$ ]] || [ "$seconds" -lt 60 ]; then
 	die "UPSTREAM_SECONDS=$seconds: a number of seconds, 60 or more"
 fi
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "UPSTREAM_TEST_SECONDS=$cap: a number of seconds"
-[[ $mem =~ ^[1-9][0-9]*$ ]] || die "UPSTREAM_MEM=$mem: a number of MiB"
+{ [[ $mem =~ ^[1-9][0-9]*$ ]] && [ "$mem" -ge 64 ] && [ "$mem" -le 4096 ]; } ||
+	die "UPSTREAM_MEM=$mem: a number of MiB, 64 to 4096"
 if [ -n "$only" ]; then
 	# It reaches the guest inside single quotes of a shell command line.
 	[[ $only != *"'"* ]] || die "TESTS=$only: no single quote allowed (it reaches the guest quoted)"
+	[[ $only != *[[:cntrl:]]* ]] || die "TESTS: no control characters allowed"
 	matched=$(for l in ${list//,/ }; do sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "tests/upstream/$l.list"; done |
 		grep -cE -e "$only" 2>/dev/null)
 	[ $? -lt 2 ] || die "TESTS=$only: not an extended regular expression"
