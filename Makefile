@@ -111,7 +111,7 @@ help:
 	@echo '  make bench-lab             bridge lab timings and memory, 3-vs-1 start-up, lint time'
 	@echo '  make bench-faults          faults on the wire against their settings: loss, delay, rate'
 	@echo '  make bench-l3              L3 namespace cost: TCP rr/stream, UDP rr connected/sendto,'
-	@echo '                             unconfined/L3/veth, +-series'
+	@echo '                             IPv4 and IPv6, unconfined/L3/veth, +-series'
 	@echo '  make clean                 remove build/$$ARCH (keeps the kernel tree)'
 	@echo '  make distclean             remove build/ entirely'
 	@echo

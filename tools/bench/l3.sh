@@ -6,7 +6,8 @@
 # TCP request/response rate and stream throughput, and UDP
 # request/response rate over a connected socket and with sendto() from
 # an unbound one (the server
-# answering with sendto() to the source), all from tools/bench/tcpbench,
+# answering with sendto() to the source), over IPv4 and over IPv6, all
+# from tools/bench/tcpbench,
 # from an unconfined client to a server that is
 #   (a) unconfined, (b) inside an L3 namespace, (c) inside a network
 #   namespace behind a veth pair with routing in the parent;
@@ -60,7 +61,7 @@ qemu_opts=
 [ "$icount" = 0 ] || [ "$accel" != tcg ] || qemu_opts="-icount shift=0,sleep=off"
 
 rounds=9
-metrics="rr stream udp-rr udp-sendto"
+metrics="rr stream udp-rr udp-sendto rr6 stream6 udp-rr6 udp-sendto6"
 
 # boot LABEL KERNEL CASES: one guest's numbers into $results.  A round
 # that printed no number is an error, not a gap in a median: the guest's
@@ -101,17 +102,23 @@ verdict() { awk -v r="$1" -v t="$2" -v op="$3" 'BEGIN {
 
 printf '\nbench-l3: %s, %s%s, %s rounds of 0.5 s per case and boot, medians\n' "$arch" "$accel" \
 	"${qemu_opts:+ with $qemu_opts (rates in guest time)}" "$rounds"
-row() {	# row DESCRIPTION LABEL-PATTERN CASE: one line of the table
-	printf '%-48s %12s %14s %14s %14s\n' "$1" "$(median "$2" "$3" rr)" "$(median "$2" "$3" stream)" \
-		"$(median "$2" "$3" udp-rr)" "$(median "$2" "$3" udp-sendto)"
+row() {	# row DESCRIPTION LABEL-PATTERN CASE SUFFIX: one line of a table
+	printf '%-48s %12s %14s %14s %14s\n' "$1" "$(median "$2" "$3" "rr$4")" \
+		"$(median "$2" "$3" "stream$4")" "$(median "$2" "$3" "udp-rr$4")" \
+		"$(median "$2" "$3" "udp-sendto$4")"
 }
-printf '%-48s %12s %14s %14s %14s\n' case "rr (trans/s)" "stream (MiB/s)" "udp rr (t/s)" "udp sendto (t/s)"
-row "(a) server unconfined" '^series$' a
-row "(b) server in an L3 namespace" '^series$' b
-row "(c) server in a netns behind veth (L2 way)" '^series$' c
-row "(a) on the kernel without the series" '^base-' a
-row "(a) on the series kernel, no L3 namespace" '^unused-' a
-echo
+for family in IPv4 IPv6; do
+	suffix=${family#IPv4}
+	suffix=${suffix:+6}
+	printf '%-48s %12s %14s %14s %14s\n' "case ($family)" "rr (trans/s)" "stream (MiB/s)" \
+		"udp rr (t/s)" "udp sendto (t/s)"
+	row "(a) server unconfined" '^series$' a "$suffix"
+	row "(b) server in an L3 namespace" '^series$' b "$suffix"
+	row "(c) server in a netns behind veth (L2 way)" '^series$' c "$suffix"
+	row "(a) on the kernel without the series" '^base-' a "$suffix"
+	row "(a) on the series kernel, no L3 namespace" '^unused-' a "$suffix"
+	echo
+done
 for m in $metrics; do
 	ba=$(ratio "$(median '^series$' b "$m")" "$(median '^series$' a "$m")")
 	bc=$(ratio "$(median '^series$' b "$m")" "$(median '^series$' c "$m")")
@@ -123,7 +130,7 @@ for m in $metrics; do
 	udp-*) bc_verdict="no target" ;;
 	*) bc_verdict="target > 1: $(verdict "$bc" 1 '>')" ;;
 	esac
-	printf '%-10s (b)/(a) %s (target >= 0.97: %s)  (b)/(c) %s (%s)  (d) %s (target >= 0.99: %s)  (e) %s\n' \
+	printf '%-11s (b)/(a) %s (target >= 0.97: %s)  (b)/(c) %s (%s)  (d) %s (target >= 0.99: %s)  (e) %s\n' \
 		"$m" "$ba" "$(verdict "$ba" 0.97 '>=')" "$bc" "$bc_verdict" "$d" "$(verdict "$d" 0.99 '>=')" "$e"
 done
 echo "(e): (a) with an L3 namespace alive / (a) on the series kernel with none: what an unconfined flow pays"

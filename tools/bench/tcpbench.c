@@ -6,7 +6,7 @@
  * request/response mode, so this measures them all the same way.
  *
  *   tcpbench server PORT             serve TCP (fork per client) and UDP
- *                                    on PORT until killed
+ *                                    on PORT, IPv4 and IPv6, until killed
  *   tcpbench rr ADDR PORT SECONDS    1-byte ping-pong; prints transactions/s
  *   tcpbench stream ADDR PORT SECONDS
  *                                    64 KiB writes; prints MiB/s
@@ -17,10 +17,13 @@
  *                                    the same with sendto() and recvfrom()
  *                                    on an unbound, unconnected socket
  *
- * The UDP server answers each datagram with sendto() to its source from a
- * socket bound to 0.0.0.0: like the unconnected client, it has the kernel
- * pick a route and a source address for every datagram, the per-packet
- * path that a confined socket adds its checks to.
+ * ADDR is IPv4 or IPv6.  The server has a socket of each family for each
+ * protocol (IPv6 ones IPV6_V6ONLY), so that IPv4 is measured on AF_INET
+ * sockets, not v4-mapped ones.  The UDP server answers each datagram with
+ * sendto() to its source from a socket bound to the wildcard address: like
+ * the unconnected client, it has the kernel pick a route and a source
+ * address for every datagram, the per-packet path that a confined socket
+ * adds its checks to.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -65,19 +68,44 @@ static void serve_one(int fd)
 	close(fd);
 }
 
-/* Answer every datagram to its source, until killed. */
-static int serve_udp(int port)
+/* A socket of @family and @type bound to the wildcard address and @port */
+static int wildcard_socket(int family, int type, int port)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
-	static char buf[CHUNK];
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_storage ss = { .ss_family = family };
+	int one = 1, fd = socket(family, type, 0);
+	socklen_t len;
 
 	if (fd < 0)
-		return die("udp socket");
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
-		return die("udp bind");
+		return die("socket");
+	if (family == AF_INET6) {
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+		len = sizeof(struct sockaddr_in6);
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	} else {
+		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+		len = sizeof(struct sockaddr_in);
+	}
+	if (type == SOCK_STREAM)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) ||
+	    (type == SOCK_STREAM && listen(fd, 16))) {
+		die("bind");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Answer every datagram to its source, until killed. */
+static int serve_udp(int family, int port)
+{
+	static char buf[CHUNK];
+	int fd = wildcard_socket(family, SOCK_DGRAM, port);
+
+	if (fd < 0)
+		return 1;
 	for (;;) {
-		struct sockaddr_in from;
+		struct sockaddr_storage from;
 		socklen_t len = sizeof(from);
 		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &len);
 
@@ -86,21 +114,12 @@ static int serve_udp(int port)
 	}
 }
 
-static int serve(int port)
+static int serve_tcp(int family, int port)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int one = 1, lfd, fd;
+	int one = 1, lfd = wildcard_socket(family, SOCK_STREAM, port), fd;
 
-	signal(SIGCHLD, SIG_IGN);
-	/* UDP in a child: the TCP loop below never returns either. */
-	if (fork() == 0)
-		_exit(serve_udp(port));
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	if (lfd < 0)
-		return die("socket");
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 16))
-		return die("bind");
+		return 1;
 	for (;;) {
 		fd = accept(lfd, NULL, NULL);
 		if (fd < 0)
@@ -115,25 +134,65 @@ static int serve(int port)
 	}
 }
 
-static int parse_addr(const char *addr, int port, struct sockaddr_in *sin)
+/* TCP and UDP, IPv4 and IPv6: one process each, none of them returns. */
+static int serve(int port)
 {
-	*sin = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port) };
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
-		fprintf(stderr, "tcpbench: %s: not an IPv4 address\n", addr);
-		return -1;
+	static const int families[] = { AF_INET, AF_INET6 };
+	int i;
+
+	signal(SIGCHLD, SIG_IGN);
+	for (i = 0; i < 2; i++) {
+		if (fork() == 0)
+			_exit(serve_udp(families[i], port));
 	}
+	if (fork() == 0)
+		_exit(serve_tcp(AF_INET6, port));
+	return serve_tcp(AF_INET, port);
+}
+
+/* @addr, IPv4 or IPv6, and @port: the length of the sockaddr, or 0 */
+static socklen_t parse_addr(const char *addr, int port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		return sizeof(*sin);
+	}
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		return sizeof(*sin6);
+	}
+	fprintf(stderr, "tcpbench: %s: not an IPv4 or IPv6 address\n", addr);
 	return 0;
+}
+
+/* Is @a, a datagram's source, the address @b? */
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&((struct sockaddr_in6 *)a)->sin6_addr,
+			       &((struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+	return ((struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       ((struct sockaddr_in *)b)->sin_addr.s_addr;
 }
 
 static int dial(const char *addr, int port)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
+	socklen_t len = parse_addr(addr, port, &ss);
 	int one = 1, fd;
 
-	if (parse_addr(addr, port, &sin))
+	if (!len)
 		return -1;
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+	fd = socket(ss.ss_family, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len)) {
 		die(addr);
 		return -1;
 	}
@@ -187,19 +246,20 @@ static int stream(int fd, double seconds)
 static int udp_rr(const char *addr, int port, double seconds, bool connected)
 {
 	struct timeval limit = { .tv_sec = 1 };
-	struct sockaddr_in to;
+	struct sockaddr_storage to;
+	socklen_t to_len = parse_addr(addr, port, &to);
 	double start, end;
 	unsigned long n = 0;
 	char c = 'x';
 	int fd;
 
-	if (parse_addr(addr, port, &to))
+	if (!to_len)
 		return 1;
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	fd = socket(to.ss_family, SOCK_DGRAM, 0);
 	if (fd < 0)
 		return die("udp socket");
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
-	if (connected && connect(fd, (struct sockaddr *)&to, sizeof(to)))
+	if (connected && connect(fd, (struct sockaddr *)&to, to_len))
 		return die(addr);
 	start = now();
 	end = start + seconds;
@@ -207,18 +267,18 @@ static int udp_rr(const char *addr, int port, double seconds, bool connected)
 		int i;
 
 		for (i = 0; i < 100; i++, n++) {
-			struct sockaddr_in from;
+			struct sockaddr_storage from;
 			socklen_t len = sizeof(from);
 
 			if (connected ? send(fd, &c, 1, 0) != 1 :
-			    sendto(fd, &c, 1, 0, (struct sockaddr *)&to, sizeof(to)) != 1)
+			    sendto(fd, &c, 1, 0, (struct sockaddr *)&to, to_len) != 1)
 				return die("udp send");
 			if (connected ? recv(fd, &c, 1, 0) != 1 :
 			    recvfrom(fd, &c, 1, 0, (struct sockaddr *)&from, &len) != 1)
 				return die(errno == EAGAIN ? "udp: no reply within 1 s" : "udp recv");
-			if (!connected && from.sin_addr.s_addr != to.sin_addr.s_addr) {
-				fprintf(stderr, "tcpbench: reply from %s, not %s\n",
-					inet_ntoa(from.sin_addr), addr);
+			if (!connected && !same_addr(&from, &to)) {
+				fprintf(stderr, "tcpbench: a reply from another address than %s\n",
+					addr);
 				return 1;
 			}
 		}
