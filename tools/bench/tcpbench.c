@@ -75,8 +75,10 @@ static int wildcard_socket(int family, int type, int port)
 	int one = 1, fd = socket(family, type, 0);
 	socklen_t len;
 
-	if (fd < 0)
-		return die("socket");
+	if (fd < 0) {
+		die("socket");
+		return -1;
+	}
 	if (family == AF_INET6) {
 		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
 		len = sizeof(struct sockaddr_in6);
