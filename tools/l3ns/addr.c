@@ -16,6 +16,10 @@
 
 #include "l3ns.h"
 
+/* How long addr add waits for IPv6 duplicate address detection, how often it looks */
+#define L3NS_DAD_WAIT_MS	10000
+#define L3NS_DAD_POLL_MS	100
+
 struct addr_req {
 	struct nlmsghdr nh;
 	struct ifaddrmsg ifa;
@@ -101,6 +105,7 @@ struct owned_addr {
 	struct l3ns_prefix prefix;
 	int ifindex;
 	ino_t owner;
+	__u32 flags;		/* IFA_F_* */
 };
 
 /*
@@ -130,7 +135,10 @@ static int dump_owned(int sock, struct owned_addr **list, size_t *count)
 			return -errno;
 		for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
 			struct ifaddrmsg *ifa = NLMSG_DATA(nh);
-			struct owned_addr a = { .ifindex = ifa->ifa_index };
+			struct owned_addr a = {
+				.ifindex = ifa->ifa_index,
+				.flags = ifa->ifa_flags,
+			};
 			int len = IFA_PAYLOAD(nh);
 			bool local = false;
 			struct rtattr *rta;
@@ -152,6 +160,8 @@ static int dump_owned(int sock, struct owned_addr **list, size_t *count)
 					local |= rta->rta_type == IFA_LOCAL;
 				} else if (rta->rta_type == IFA_L3NET_ID) {
 					a.owner = *(__u32 *)RTA_DATA(rta);
+				} else if (rta->rta_type == IFA_FLAGS) {
+					a.flags = *(__u32 *)RTA_DATA(rta);
 				}
 			}
 			if (!a.owner)
@@ -190,19 +200,24 @@ static bool same_prefix(const struct l3ns_prefix *a, const struct l3ns_prefix *b
 	       !memcmp(a->addr, b->addr, addr_len(a->family));
 }
 
-/* Does the kernel list @prefix on @ifindex as owned by @id?  0 or -errno. */
+/*
+ * Does the kernel list @prefix on @ifindex as owned by @id, and with which
+ * IFA_F_* @flags (unless NULL)?  0 or -errno.
+ */
 static int owned_by(int sock, const struct l3ns_prefix *prefix, int ifindex,
-		    ino_t id, bool *found)
+		    ino_t id, bool *found, __u32 *flags)
 {
 	struct owned_addr *owned;
 	size_t count, i;
 	int err = dump_owned(sock, &owned, &count);
 
 	*found = false;
-	for (i = 0; !err && i < count; i++)
-		*found |= same_prefix(&owned[i].prefix, prefix) &&
-			  owned[i].ifindex == ifindex &&
-			  owned[i].owner == id;
+	for (i = 0; !err && i < count && !*found; i++) {
+		*found = same_prefix(&owned[i].prefix, prefix) &&
+			 owned[i].ifindex == ifindex && owned[i].owner == id;
+		if (*found && flags)
+			*flags = owned[i].flags;
+	}
 	free(owned);
 	return err;
 }
@@ -221,7 +236,7 @@ static int check_owner(int sock, const char *name, const char *what,
 	int err, undo;
 	size_t len;
 
-	err = owned_by(sock, prefix, ifindex, id, &found);
+	err = owned_by(sock, prefix, ifindex, id, &found, NULL);
 	if (!err && found)
 		return 0;
 
@@ -239,6 +254,52 @@ static int check_owner(int sock, const char *name, const char *what,
 	if (undo)
 		snprintf(reason + len, sizeof(reason) - len, ", and removing it failed (%s)",
 			 strerror(-undo));
+	return l3ns_fail(what, reason);
+}
+
+/*
+ * An IPv6 address is tentative until duplicate address detection is done
+ * (about a second, or two: a random delay, one solicitation, the wait for
+ * an answer).  Wait for the outcome, so that a duplicate on the link is this
+ * command's error, and goes again, rather than an address that silently
+ * never works.  A device without carrier keeps it tentative: said, not
+ * waited for.
+ */
+static int wait_dad(int sock, const char *name, const char *what,
+		    const struct l3ns_prefix *prefix, int ifindex, ino_t id,
+		    const char *dev)
+{
+	char reason[160];
+	struct addr_req req;
+	int err, waited;
+	__u32 flags = 0;
+	bool found;
+
+	for (waited = 0; ; waited += L3NS_DAD_POLL_MS) {
+		err = owned_by(sock, prefix, ifindex, id, &found, &flags);
+		if (err)
+			return l3ns_error("netlink", -err);
+		if (!found) {
+			snprintf(reason, sizeof(reason), "gone from %s on %s during duplicate address detection",
+				 name, dev);
+			return l3ns_fail(what, reason);
+		}
+		if (!(flags & IFA_F_TENTATIVE) || flags & IFA_F_DADFAILED ||
+		    waited >= L3NS_DAD_WAIT_MS)
+			break;
+		usleep(L3NS_DAD_POLL_MS * 1000);
+	}
+	if (!(flags & IFA_F_TENTATIVE))
+		return 0;
+	if (!(flags & IFA_F_DADFAILED)) {
+		fprintf(stderr, "l3ns: %s: still tentative after %d s (no duplicate address detection yet: is %s up?)\n",
+			what, L3NS_DAD_WAIT_MS / 1000, dev);
+		return 0;
+	}
+	addr_request(&req, RTM_DELADDR, prefix, ifindex);
+	err = rtnl_talk(sock, &req.nh);
+	snprintf(reason, sizeof(reason), "duplicate address detected on %s (DAD failed)%s%s", dev,
+		 err ? ", and removing it failed: " : "", err ? strerror(-err) : "");
 	return l3ns_fail(what, reason);
 }
 
@@ -270,7 +331,7 @@ static int addr_change(int type, const char *name,
 
 	addr_request(&req, type, prefix, ifindex);
 	if (type == RTM_DELADDR) {
-		err = owned_by(sock, prefix, ifindex, id, &found);
+		err = owned_by(sock, prefix, ifindex, id, &found, NULL);
 		if (err) {
 			err = l3ns_error("netlink", -err);
 			goto out_sock;
@@ -299,6 +360,8 @@ static int addr_change(int type, const char *name,
 		err = l3ns_error(what, -err);
 	else if (type == RTM_NEWADDR)
 		err = check_owner(sock, name, what, prefix, ifindex, id);
+	if (!err && type == RTM_NEWADDR && prefix->family == AF_INET6)
+		err = wait_dad(sock, name, what, prefix, ifindex, id, dev);
 out_sock:
 	close(sock);
 out_fd:

@@ -17,8 +17,9 @@ static const char usage_text[] =
 "       l3ns identify [PID]\n"
 "\n"
 "An L3 namespace shares its parent's devices and routes, uses only the IPv4\n"
-"addresses the parent assigns it (l3ns addr add), and has no network admin\n"
-"rights.  NAME is pinned at " L3NS_DIR "/NAME.\n";
+"and IPv6 addresses the parent assigns it (l3ns addr add, which waits for\n"
+"IPv6 duplicate address detection and fails on a duplicate), and has no\n"
+"network admin rights.  NAME is pinned at " L3NS_DIR "/NAME.\n";
 
 /* A usage error is one line too; the whole text comes with no arguments. */
 static int usage(const char *why)
