@@ -223,6 +223,25 @@ static int owned_by(int sock, const struct l3ns_prefix *prefix, int ifindex,
 }
 
 /*
+ * A failed addr add changes nothing: the address goes again, and the error
+ * says @reason, and whether removing it failed too.
+ */
+static int undo_add(int sock, const char *what, const struct l3ns_prefix *prefix,
+		    int ifindex, const char *reason)
+{
+	char text[320];
+	struct addr_req req;
+	int undo;
+
+	addr_request(&req, RTM_DELADDR, prefix, ifindex);
+	undo = rtnl_talk(sock, &req.nh);
+	snprintf(text, sizeof(text), "%s%s%s%s", reason,
+		 undo ? ", and removing it failed (" : "", undo ? strerror(-undo) : "",
+		 undo ? ")" : "");
+	return l3ns_fail(what, text);
+}
+
+/*
  * A kernel without L3 namespaces does not know IFA_L3NET_FD.  It parses
  * RTM_NEWADDR liberally, skips the attribute, gives the address to the
  * parent and acknowledges all the same: only a dump tells who got it.
@@ -231,30 +250,19 @@ static int check_owner(int sock, const char *name, const char *what,
 		       const struct l3ns_prefix *prefix, int ifindex, ino_t id)
 {
 	char reason[256];
-	struct addr_req req;
 	bool found;
-	int err, undo;
-	size_t len;
+	int err;
 
 	err = owned_by(sock, prefix, ifindex, id, &found, NULL);
 	if (!err && found)
 		return 0;
-
-	/* A failed command changes nothing: the address goes again. */
-	addr_request(&req, RTM_DELADDR, prefix, ifindex);
-	undo = rtnl_talk(sock, &req.nh);
-
 	if (err)
 		snprintf(reason, sizeof(reason), "cannot tell its owner (%s)", strerror(-err));
 	else
 		snprintf(reason, sizeof(reason),
 			 "kernel did not assign the address to %s (no L3 namespace support?)",
 			 name);
-	len = strlen(reason);
-	if (undo)
-		snprintf(reason + len, sizeof(reason) - len, ", and removing it failed (%s)",
-			 strerror(-undo));
-	return l3ns_fail(what, reason);
+	return undo_add(sock, what, prefix, ifindex, reason);
 }
 
 /*
@@ -270,7 +278,6 @@ static int wait_dad(int sock, const char *name, const char *what,
 		    const char *dev)
 {
 	char reason[160];
-	struct addr_req req;
 	int err, waited;
 	__u32 flags = 0;
 	bool found;
@@ -296,11 +303,8 @@ static int wait_dad(int sock, const char *name, const char *what,
 			what, L3NS_DAD_WAIT_MS / 1000, dev);
 		return 0;
 	}
-	addr_request(&req, RTM_DELADDR, prefix, ifindex);
-	err = rtnl_talk(sock, &req.nh);
-	snprintf(reason, sizeof(reason), "duplicate address detected on %s (DAD failed)%s%s", dev,
-		 err ? ", and removing it failed: " : "", err ? strerror(-err) : "");
-	return l3ns_fail(what, reason);
+	snprintf(reason, sizeof(reason), "duplicate address detected on %s (DAD failed)", dev);
+	return undo_add(sock, what, prefix, ifindex, reason);
 }
 
 static int addr_change(int type, const char *name,
