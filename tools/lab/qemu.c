@@ -266,7 +266,13 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	/*
 	 * The userland, then the payload images: read-only EROFS files that
 	 * every guest of every lab shares, read on demand.  The serial is
-	 * the image's name: the guest's init mounts NAME on /lab/NAME.
+	 * the image's name: the guest's init mounts NAME on /lab/NAME.  The
+	 * disk's optimal I/O size makes the guest's readahead 16 MiB, which
+	 * is every file of the images whole at its first touch: under TCG
+	 * each read is a costly round trip (with the default 128 KiB a lab
+	 * guest's first line came 50 ms later on arm64, 180 ms on x86_64, in
+	 * 15 paired boots), and a file in the host's page cache has no
+	 * better unit.
 	 */
 	for (i = 0; i < img->ndisks; i++) {
 		add(&b, "-drive");
@@ -274,7 +280,8 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 		add(&b, "file=%s,if=none,id=disk%d,format=raw,readonly=on", rd, i);
 		free(rd);
 		add(&b, "-device");
-		add(&b, "virtio-blk-pci,drive=disk%d,serial=%s", i, img->disk_name[i]);
+		add(&b, "virtio-blk-pci,drive=disk%d,serial=%s,opt_io_size=%d", i,
+		    img->disk_name[i], 8 << 20);
 	}
 	free(img);
 	/* A socket to attach to (lab shell: console NODE), logged either way. */
