@@ -105,7 +105,8 @@ static void mount_basics(void)
 
 /*
  * Whether RCU grace periods are expedited (/sys/kernel/rcu_expedited):
- * SET the new value, and the old one into OLD (NUL-terminated, or "").
+ * SET the new value, and the old one into OLD if given (NUL-terminated,
+ * or "").
  * Naming a NIC waits for a grace period, and bringing NICs up for some:
  * under TCG the two steps took 50-80 ms of init's 100 on arm64, 25-30
  * expedited.  Only for init's own steps: the tests run with the kernel's
@@ -116,12 +117,15 @@ static void rcu_expedite(const char *set, char old[4])
 	ssize_t len;
 	int fd;
 
-	old[0] = '\0';
+	if (old)
+		old[0] = '\0';
 	fd = open("/sys/kernel/rcu_expedited", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	len = read(fd, old, 3);
-	old[len > 0 ? len : 0] = '\0';
+	if (old) {
+		len = read(fd, old, 3);
+		old[len > 0 ? len : 0] = '\0';
+	}
 	if (pwrite(fd, set, strlen(set), 0) < 0)
 		say("rcu_expedited: %s", strerror(errno));
 	close(fd);
@@ -464,7 +468,7 @@ static void run_payload(const char *run)
 int main(void)
 {
 	struct boot_args args = { 0 };
-	char rcu_was[4], ignored[4];
+	char rcu_was[4];
 	int sock;
 
 	setenv("PATH", "/bin:/sbin:/usr/bin:/usr/sbin", 1);
@@ -484,7 +488,7 @@ int main(void)
 		close(sock);
 	}
 	if (rcu_was[0])
-		rcu_expedite(rcu_was, ignored);
+		rcu_expedite(rcu_was, NULL);
 	console_shells();
 	run_payload(args.run);
 
