@@ -489,8 +489,8 @@ stress-l3: deps $(LAB)
 # KEY only from the command line: an environment's KEY is often a secret;
 # TESTS too (a common name).  TESTS=REGEX: only the lists' lines it matches.
 # A guest's time: both lists take 45 minutes a round on x86_64, well over
-# an hour on arm64 (KEY=both is two rounds); a test's, the settings
-# file's own.
+# an hour on arm64 (KEY=both boots a guest for each state, in parallel); a
+# test's, the settings file's own.
 UPSTREAM_SECONDS ?= 21600
 upstream-net: deps $(LAB)
 	@UPSTREAM_KEY=$(if $(filter command line,$(origin KEY)),$(KEY),both) UPSTREAM_LIST=check,more UPSTREAM_BASELINE=1 \

@@ -14,8 +14,9 @@
 # here), one after the other, with the skips each expects (NAME.skips).
 # KEY: off runs them with no L3 namespace (the series' static key off); on
 # with one idle, pinned L3 namespace alive (every owner lookup runs for
-# unconfined sockets); both off, then on.  LABEL goes into every
-# description (the arch).  SECONDS: the suite's time; past it, the tests
+# unconfined sockets): one state a boot, as upstream runs a test once a
+# boot (tests/host/upstream-net.sh boots a guest for each).  LABEL goes
+# into every description (the arch).  SECONDS: the suite's time; past it, the tests
 # not run yet fail as such, named, rather than the guest being killed with
 # their results (the host's lab boot -T must leave a minute more).  CAP
 # (default 300): a test's time, at most (the settings file gives 1500 s).
@@ -28,13 +29,13 @@
 
 . /lab/tests/ktap.sh
 
-key=${1:-both} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540} cap=${5:-300} only=${6:-}
+key=${1:-off} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540} cap=${5:-300} only=${6:-}
 root=/lab/netselftests
 # the lists, one file in the chroot's /tmp (this guest's /tmp, bound in)
 list=/tmp/upstream.list
 case $key in
-off | on | both) ;;
-*) echo "upstream-net: KEY must be off, on or both, not '$key'" >&2; exit 2 ;;
+off | on) ;;
+*) echo "upstream-net: KEY must be off or on, not '$key'" >&2; exit 2 ;;
 esac
 case $lists in
 '' | *[!a-z0-9,_-]*) echo "upstream-net: LISTS must be NAME[,NAME]..., not '$lists'" >&2; exit 2 ;;
@@ -107,21 +108,5 @@ on)
 	ktap_header $((tests + 1))
 	idle_namespace 1
 	chroot "$root" /selftests/run-net 2 "$list" "$skips" "$label, L3 key on"
-	;;
-both)
-	ktap_header $((2 * tests + 1))
-	chroot "$root" /selftests/run-net 1 "$list" "$skips" "$label, L3 key off"
-	# Upstream runs each test once a boot.  The first round's TIME_WAIT
-	# sockets would meet the second round's binds and connects to the same
-	# ports (reuseport_bpf fails so even with the key off, run twice within
-	# a minute): the second round starts when they are gone, as on a
-	# fresh boot.
-	waited=0
-	while [ -n "$(ss -Htan state time-wait)" ] && [ $waited -lt 70 ]; do
-		sleep 1
-		waited=$((waited + 1))
-	done
-	idle_namespace $((tests + 1))
-	chroot "$root" /selftests/run-net $((tests + 2)) "$list" "$skips" "$label, L3 key on"
 	;;
 esac

@@ -877,9 +877,12 @@ not ok 5 arm64: the guest ran every test of its plan (1 of 3 results, lab boot e
 	printf 'KTAP version 1\n1..4\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\n# why b\nok 3 c (x86_64, no series)\n    not ok 1 D1\nnot ok 4 d (x86_64, no series)\n# exit status 1\nnot ok 5 e (x86_64, no series)\n# timed out after 9s\n    not ok 1 X\n    ok 2 X\nnot ok 6 f (x86_64, no series)\n# exit status 1\n    not ok 1 X\n    ok 2 Y\nnot ok 7 g (x86_64, no series)\n# exit status 1\nBail out! late\n' \
 		>"$d/x86_64-baseline.ktap"
 	echo 1 >"$d/x86_64-baseline.status"
-	out=$("$top/tests/upstream/merge" --baseline "$d" x86_64)
+	# the key on's guest of the same arch meets the same baseline
+	printf 'KTAP version 1\n1..2\nok 1 idle (x86_64)\nnot ok 2 b (x86_64, key on)\n# why b\n' >"$d/x86_64-on.ktap"
+	echo 1 >"$d/x86_64-on.status"
+	out=$("$top/tests/upstream/merge" --baseline "$d" x86_64 x86_64-on)
 	expect_eq "KTAP version 1
-1..7
+1..9
 ok 1 a (x86_64, key off)
 ok 2 b (x86_64, key off) # SKIP fails without the series too (why b)
 # why b
@@ -906,6 +909,9 @@ not ok 6 f (x86_64, key on)
 not ok 7 g (x86_64, key on)
 # without the series: fail (exit status 1): a failure of the series
 # exit status 1
+ok 8 idle (x86_64)
+ok 9 b (x86_64, key on) # SKIP fails without the series too (why b)
+# why b
 # without the series, x86_64: the guest did not finish (7 of 4 results, lab boot exit 1)
 # without the series, x86_64: 5 fail 2 ok
 #   fails without the series: b

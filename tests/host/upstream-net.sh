@@ -4,17 +4,18 @@
 # check: once, after the builds
 #
 # upstream-net.sh [ARCH...]: the kernel's own network selftests in one
-# guest per arch, the arches' guests in parallel (one core each), on the
+# guest per arch and key state, in parallel (one core each), on the
 # selftests kernel (make NETSELFTESTS=1: configs/selftests.config), each
 # running tests/guest/upstream-net.sh.  Prints one KTAP document
-# (tests/upstream/merge): every guest's results, renumbered, the arch in
-# each description; a guest that died or ran out of time fails a test of
-# its own.
+# (tests/upstream/merge): every guest's results, renumbered, the arch and
+# key state in each description; a guest that died or ran out of time
+# fails a test of its own.
 #
 # UPSTREAM_KEY=off|on|both|split (default split): the state of the
-#   series' static key, as tests/guest/upstream-net.sh takes it; split:
-#   the arches take turns, the first off, the second on, and so on (make
-#   check: both states in one run, one round a guest), both if one arch.
+#   series' static key, as tests/guest/upstream-net.sh takes it; both: a
+#   guest with it off and one with it on; split: the arches take turns,
+#   the first off, the second on, and so on (make check: both states in
+#   one run, one guest an arch), both if one arch.
 # UPSTREAM_LIST=NAME[,NAME]... (default check): the lists
 #   tests/upstream/NAME.list, one after the other: check (what make check
 #   runs), more (the rest that runs here; make upstream-net runs both).
@@ -108,35 +109,58 @@ for a in $arches; do
 		{ tail -n 20 "$out/build-$a-baseline.log" >&2; die "the $a baseline build failed"; }
 done
 
-# One guest a run: NAME ARCH KERNEL KEY.  They start a core's worth at a
-# time and each writes its KTAP to $out/NAME.ktap.
+# One guest a run: NAME ARCH KERNEL KEY, one key state a guest (each state
+# on a fresh boot, as upstream runs a test once a boot, and the two states
+# of an arch on two cores at once).  They start a core's worth at a time,
+# the longest first by the last whole run's times of the same lists
+# ($out/NAME.LISTS.seconds; a run never timed goes first), and each writes
+# its KTAP to $out/NAME.ktap.
 runs=()
 declare -A run_arch=() run_kernel=() run_key=()
-split_keys=(off on)
-[ "$(wc -w <<<"$arches")" -gt 1 ] || split_keys=(both)
 turn=0
 for a in $arches; do
-	runs+=("$a")
-	run_arch[$a]=$a run_key[$a]=$key
-	[ "$key" != split ] || run_key[$a]=${split_keys[turn % ${#split_keys[@]}]}
+	keys=$key
+	if [ "$key" = split ]; then
+		# make check: the arches take turns; one arch alone runs both
+		keys=$([ $((turn % 2)) -eq 0 ] && echo off || echo on)
+		[ "$(wc -w <<<"$arches")" -gt 1 ] || keys=both
+	fi
+	[ "$keys" != both ] || keys="off on"
 	turn=$((turn + 1))
-	run_kernel[$a]=$(arch_kernel_image "$a" "build/$a/kernel-selftests")
+	for k in $keys; do
+		r=$a
+		[ "$k" = off ] || r=$a-$k
+		runs+=("$r")
+		run_arch[$r]=$a run_key[$r]=$k
+		run_kernel[$r]=$(arch_kernel_image "$a" "build/$a/kernel-selftests")
+	done
 	[ "$baseline" = 1 ] || continue
 	runs+=("$a-baseline")
 	run_arch[$a-baseline]=$a run_key[$a-baseline]=off
 	run_kernel[$a-baseline]=$(arch_kernel_image "$a" "$out/$a-baseline")
 done
+# The series' runs in the arches' order, for merge (each finds its arch's
+# baseline itself).
+series_runs=()
+for r in "${runs[@]}"; do
+	[ "$r" = "${run_arch[$r]}-baseline" ] || series_runs+=("$r")
+done
+mapfile -t runs < <(for r in "${runs[@]}"; do
+	echo "$(cat "$out/$r.$list.seconds" 2>/dev/null || echo 999999) $r"
+done | sort -s -k1,1nr | cut -d' ' -f2)
 
 # The guests' PIDs, to stop them (and their QEMU) if this script is stopped.
-declare -A run_of=()
+declare -A run_of=() run_start=()
 trap 'kill "${!run_of[@]}" 2>/dev/null; wait' EXIT
 trap 'exit 130' INT TERM HUP
 reap() {	# waits for one guest and keeps its exit status
 	local pid rc=0
 	wait -n -p pid || rc=$?
 	echo "$rc" >"$out/${run_of[$pid]}.status"
+	# a filtered run's time says nothing of a whole list's
+	[ -n "$only" ] || echo $(($(date +%s) - ${run_start[$pid]})) >"$out/${run_of[$pid]}.$list.seconds"
 	echo "# ${run_of[$pid]} done after $(($(date +%s) - start)) s: $(grep -cE '^(not )?ok [0-9]' "$out/${run_of[$pid]}.ktap") results, $(grep -c '^not ok [0-9]' "$out/${run_of[$pid]}.ktap") failed (lab boot exit $rc)"
-	unset "run_of[$pid]"
+	unset "run_of[$pid]" "run_start[$pid]"
 }
 start=$(date +%s)
 for r in "${runs[@]}"; do
@@ -144,7 +168,7 @@ for r in "${runs[@]}"; do
 		reap
 	done
 	label=${run_arch[$r]}
-	[ "$r" = "${run_arch[$r]}" ] || label="${run_arch[$r]}, no series"
+	[ "$r" != "${run_arch[$r]}-baseline" ] || label="${run_arch[$r]}, no series"
 	rm -f "$out/$r.status"
 	echo "# booting $r: lists $list, L3 key ${run_key[$r]} (run folder build/${run_arch[$r]}/runs/upstream-net-$r)"
 	# shellcheck disable=SC2086 # "-i LIST"
@@ -152,7 +176,7 @@ for r in "${runs[@]}"; do
 		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$r" \
 		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap '$only'" \
 		>"$out/$r.ktap" 2>"$out/$r.err" &
-	run_of[$!]=$r
+	run_of[$!]=$r run_start[$!]=$(date +%s)
 done
 while [ ${#run_of[@]} -gt 0 ]; do
 	reap
@@ -162,8 +186,7 @@ echo "# guests done in $(($(date +%s) - start)) s"
 merged=$out/merged.ktap
 merge_opts=()
 [ "$baseline" != 1 ] || merge_opts=(--baseline)
-# shellcheck disable=SC2086 # arch names
-tests/upstream/merge "${merge_opts[@]}" "$out" $arches >"$merged"
+tests/upstream/merge "${merge_opts[@]}" "$out" "${series_runs[@]}" >"$merged"
 cat "$merged"
 read -r p f s < <(awk -f tools/ktap/count.awk "$merged")
 echo "# upstream-net: $p passed, $f failed, $s skipped in $(($(date +%s) - start)) s (arches: $arches)"
