@@ -53,33 +53,61 @@ build_key() {
 	} | sha256sum | cut -c1-32
 }
 
-# Builds unless the same inputs built before; names the log on failure.
-# Variables given to the make that runs this script (DEBUG=1, -i, ...)
-# must not reach the build: MAKEFLAGS goes.
-check_build() {
-	local arch=$1 extra=$2 kobj=$3 label=$4 key
-	key=$(build_key "$arch" "$extra") || { echo "series-check: no key for $label" >&2; return 1; }
-	if grep -qx "$key" "$passed"; then
-		echo "  PASSED  $label (built before from the same inputs)"
-		return 0
-	fi
-	echo "  BUILD   $label"
-	rm -f "$kobj/.config"
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory ARCH="$arch" \
-		KSRC="$work/src" TREE= KOBJ="$kobj" EXTRA_FRAGMENTS="$extra" DEBUG=0 V=0 \
-		kernel >"$kobj.log" 2>&1 || {
-		tail -n 20 "$kobj.log" >&2
-		return 1
-	}
-	echo "$key" >>"$passed"
+# Builds the worktree as it is with fragment EXTRA into KOBJ$SUFFIX for
+# every arch whose inputs did not build before, the arches at once: a
+# build's serial parts (configuration, kbuild's walk, the vmlinux links)
+# leave a core idle that the other arch's compiler then takes.  WHAT
+# names the state in the progress lines.  Variables given to the make
+# that runs this script (DEBUG=1, -i, ...) must not reach the builds:
+# MAKEFLAGS goes.  Fails naming each arch that breaks and its log.
+check_builds() {
+	local extra=$1 suffix=$2 what=$3 arch key kobj i rc=0
+	local pids=() todo=() keys=()
+	for arch in $arches; do
+		key=$(build_key "$arch" "$extra") ||
+			{ echo "series-check: no key for $what ($arch)" >&2; return 1; }
+		if grep -qx "$key" "$passed"; then
+			echo "  PASSED  $what ($arch) (built before from the same inputs)"
+			continue
+		fi
+		echo "  BUILD   $what ($arch)"
+		kobj=$work/$arch$suffix
+		rm -f "$kobj/.config"
+		# a process group of its own, for the trap below to stop whole
+		setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory ARCH="$arch" \
+			KSRC="$work/src" TREE= KOBJ="$kobj" EXTRA_FRAGMENTS="$extra" DEBUG=0 V=0 \
+			kernel >"$kobj.log" 2>&1 &
+		pids+=("$!") todo+=("$arch") keys+=("$key")
+	done
+	for i in "${!pids[@]}"; do
+		if wait "${pids[$i]}"; then
+			echo "${keys[$i]}" >>"$passed"
+		else
+			tail -n 20 "$work/${todo[$i]}$suffix.log" >&2
+			echo "series-check: the ${todo[$i]} build breaks: $what (log: $work/${todo[$i]}$suffix.log)" >&2
+			rc=1
+		fi
+	done
+	return $rc
 }
 
+# The builds of a run that is stopped stop with it, each process group
+# whole (the locks' flock and the compilers too), before their tree goes.
+clean_up() {
+	local job
+	for job in $(jobs -p); do
+		kill -TERM -- "-$job" 2>/dev/null || true
+	done
+	wait
+	git -C "$tree" worktree remove --force "$work/src" 2>/dev/null || true
+}
+trap clean_up EXIT
+# A signal ends the run through the EXIT trap too (after the command it
+# came during): no worktree left.
+trap 'exit 130' INT TERM HUP
 rm -rf "$work/src"
 git -C "$tree" worktree prune
 git -C "$tree" worktree add -q --detach "$work/src" pristine
-trap 'git -C "$tree" worktree remove --force "$work/src" 2>/dev/null || true' EXIT
-# A signal ends the run through the EXIT trap too: no worktree left.
-trap 'exit 130' INT TERM HUP
 
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
@@ -90,16 +118,8 @@ for i in "${!patches[@]}"; do
 	# prefix, so that a symbol a patch adds gets the fragments' value.
 	extra=
 	grep -q '^config L3_NET_NS$' "$work/src/init/Kconfig" || extra=configs/no-l3net.config
-	for arch in $arches; do
-		check_build "$arch" "$extra" "$work/$arch" \
-			"$((i + 1))/${#patches[@]} $p ($arch)" ||
-			{ echo "series-check: the $arch build breaks at $p" >&2; exit 1; }
-	done
+	check_builds "$extra" "" "$((i + 1))/${#patches[@]} $p" || exit 1
 done
 # The feature must also build when it is switched off.
-for arch in $arches; do
-	check_build "$arch" configs/no-l3net.config "$work/$arch-off" \
-		"all patches, CONFIG_L3_NET_NS off ($arch)" ||
-		{ echo "series-check: the $arch build breaks with CONFIG_L3_NET_NS off" >&2; exit 1; }
-done
+check_builds configs/no-l3net.config -off "all patches, CONFIG_L3_NET_NS off" || exit 1
 echo "  OK      ${#patches[@]} patches, each builds on: $arches; also with CONFIG_L3_NET_NS off"
