@@ -12,16 +12,17 @@
 # LISTS: NAME[,NAME]..., the lists /selftests/NAME.list of the image
 # (tests/upstream: check, what make check runs; more, the rest that runs
 # here), one after the other, with the skips each expects (NAME.skips).
-# KEY: off runs them with no L3 namespace (the series' static key off); on
-# with one idle, pinned L3 namespace alive (every owner lookup runs for
-# unconfined sockets): one state a boot, as upstream runs a test once a
-# boot (tests/host/upstream-net.sh boots a guest for each).  LABEL goes
-# into every description (the arch).  SECONDS: the suite's time; past it, the tests
-# not run yet fail as such, named, rather than the guest being killed with
-# their results (the host's lab boot -T must leave a minute more).  CAP
-# (default 300): a test's time, at most (the settings file gives 1500 s).
-# TESTS: an extended regular expression; only the lists' lines it matches
-# run (make upstream-net TESTS=; run_kselftest.sh -t takes exact names).
+# KEY: off runs them with no L3 namespace (the series' static key off);
+# on with one idle, pinned L3 namespace alive (every owner lookup runs
+# for unconfined sockets): one state a boot, as upstream runs a test
+# once a boot (tests/host/upstream-net.sh boots a guest for each). LABEL
+# goes into every description (the arch). SECONDS: the suite's time;
+# past it, the tests not run yet fail as such, named, rather than the
+# guest being killed with their results (the host's lab boot -T must
+# leave a minute more). CAP (default 300): a test's time, at most (the
+# settings file gives 1500 s). TESTS: an extended regular expression;
+# only the lists' lines it matches run (make upstream-net TESTS=;
+# run_kselftest.sh -t takes exact names).
 #
 # The tests need bash and GNU tools: they run in a chroot into the
 # netselftests image, a Debian root of its own with /proc, /sys, /dev,
