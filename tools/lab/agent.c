@@ -5,6 +5,7 @@
  * from the disk).  It finds the virtio-serial port the launcher talks on,
  * says READY, then runs each command it is sent with /bin/sh -c,
  * streaming the output back and ending with the exit status (proto.h).
+ * A plain command (plain_argv) is executed directly, as sh would.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "plain.h"
 #include "proto.h"
 
 static void die(const char *fmt, ...)
@@ -138,8 +140,28 @@ static void read_exact(int fd, char *buf, size_t len)
 	}
 }
 
+/* The child of run_command: CMD, directly if plain, else with sh -c. */
+static void exec_command(char *cmd)
+{
+	/* argv[0] is left free for sh, should the file be a script with no #! */
+	char *argv[MAX_PLAIN_WORDS + 2];
+
+	if (plain_words(cmd, argv + 1)) {
+		execv(argv[1], argv + 1);
+		if (errno == ENOEXEC) {
+			argv[0] = "sh";
+			execv("/bin/sh", argv);
+		}
+		/* sh's exit statuses for a command it cannot run */
+		fprintf(stderr, "sh: %s: %s\n", argv[1], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	_exit(127);
+}
+
 /* Runs command SEQ, CMD, sending its output and its END on PORT. */
-static void run_command(int port, unsigned long seq, const char *cmd)
+static void run_command(int port, unsigned long seq, char *cmd)
 {
 	char buf[4096], line[PROTO_MAX_LINE];
 	unsigned long kill_seq;
@@ -165,8 +187,7 @@ static void run_command(int port, unsigned long seq, const char *cmd)
 		dup2(out[1], 2);
 		close(0);
 		open("/dev/null", O_RDONLY);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
+		exec_command(cmd);
 	}
 	close(out[1]);
 
