@@ -123,7 +123,7 @@ struct arch_key {
 
 static const struct arch_key keys[] = {
 	KEY(qemu), KEY(machine), KEY(cpu), KEY(kernel_image), KEY(kernel_image_debug),
-	KEY(cross_compile),
+	KEY(cross_compile), KEY(tcg_tsc_param),
 };
 
 /* One KEY=value line; keys the launcher does not use are the scripts'. */

@@ -16,6 +16,7 @@ struct arch_desc {
 	char kernel_image_debug[256];	/* the same, for the DEBUG=1 kernel */
 	char cmdline[1024];		/* configs/common.cmdline, then cmdline= */
 	char cross_compile[64];		/* empty: the host's own gcc builds it */
+	char tcg_tsc_param[32];		/* under TCG, the host's TSC kHz goes here */
 };
 
 /*

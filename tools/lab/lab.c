@@ -23,6 +23,7 @@
 #include "proto.h"
 #include "run.h"
 #include "topo.h"
+#include "tsc.h"
 
 /* One entry per verb: `lab help VERB` and `lab VERB --help` print it. */
 struct verb {
@@ -564,6 +565,9 @@ static int topology_verb(struct topo *t, struct run_opts *o, struct cli *c)
 		graph(t);
 		return 0;
 	}
+	/* Every verb from here on writes QEMU command lines. */
+	if (!strcmp(o->qemu.accel, "tcg"))
+		o->qemu.host_tsc_khz = host_tsc_khz();
 	if (!strcmp(c->verb, "argv") || c->dry_run) {
 		o->qemu.run_dir = c->run_dir ?: "RUNDIR";
 		return print_argvs(t, &o->qemu);

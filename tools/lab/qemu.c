@@ -218,7 +218,8 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 
 	/*
 	 * configs/common.cmdline and arch/ARCH.conf's, the root image (the
-	 * first disk below), the agent's, the caller's.
+	 * first disk below), the agent's, the host's TSC rate if the arch
+	 * wants it, the caller's.
 	 */
 	len = snprintf(cmdline, sizeof(cmdline),
 		       "%s root=/dev/vda ro rootfstype=erofs init=/init lab.run=agent lab.node=%s",
@@ -228,6 +229,10 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " lab.if.%s=%s",
 				node->ports[i].ifname, mac);
 	}
+	if (arch.tcg_tsc_param[0] && o->host_tsc_khz && !strcmp(o->accel, "tcg") &&
+	    len < (int)sizeof(cmdline))
+		len += snprintf(cmdline + len, sizeof(cmdline) - len, " %s=%lu",
+				arch.tcg_tsc_param, o->host_tsc_khz);
 	if (o->append && *o->append && len < (int)sizeof(cmdline))
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " %s", o->append);
 	if (len >= (int)sizeof(cmdline)) {

@@ -20,6 +20,7 @@ struct qemu_opts {
 	const char *append;	/* more kernel command line, or NULL */
 	const char *qemu_extra;	/* more QEMU options, split at spaces, or NULL */
 	int relay_all;		/* every wire through the launcher (lab shell) */
+	unsigned long host_tsc_khz;	/* for arch tcg_tsc_param=; 0: none */
 };
 
 /* The MAC of NIC PORT of node NODE: a function of the topology alone. */
