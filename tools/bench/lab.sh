@@ -35,8 +35,11 @@ timed_run() {
 		if [ -z "$first" ] && grep -qE '^(not )?ok ' "$dir.out" 2>/dev/null; then
 			first=$(echo "$EPOCHREALTIME - $start" | bc)
 		fi
-		rss=$({ pgrep -f "qemu-system.*$dir/" || true; } | xargs -r -I{} awk '/^VmRSS/ { print $2 }' /proc/{}/status 2>/dev/null |
-			awk '{ s += $1 } END { print s + 0 }')
+		# A QEMU may exit between pgrep and the read of its status: that
+		# read fails alone, not the run (set -e, pipefail).
+		rss=$(for q in $(pgrep -f "qemu-system.*$dir/" || true); do
+			awk '/^VmRSS/ { print $2 }' "/proc/$q/status" 2>/dev/null || true
+		done | awk '{ s += $1 } END { print s + 0 }')
 		[ "$rss" -le "$peak" ] || peak=$rss
 		sleep 0.05
 	done
@@ -51,7 +54,8 @@ for arch in $arches; do
 	for t in topo/bridge.topo tests/topo-bench/one.topo tests/topo-bench/three.topo; do
 		firsts=() totals=() peaks=()
 		for _ in $(seq "$runs"); do
-			read -r f tot p < <(timed_run "$arch" "$t")
+			read -r f tot p < <(timed_run "$arch" "$t") ||
+				{ echo "bench-lab: no figures from $t on $arch" >&2; exit 2; }
 			firsts+=("$f") totals+=("$tot") peaks+=("$p")
 		done
 		f=$(printf '%s\n' "${firsts[@]}" | median)
