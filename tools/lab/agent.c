@@ -5,7 +5,7 @@
  * from the disk).  It finds the virtio-serial port the launcher talks on,
  * says READY, then runs each command it is sent with /bin/sh -c,
  * streaming the output back and ending with the exit status (proto.h).
- * A plain command (plain_argv) is executed directly, as sh would.
+ * A plain command (plain.c) it runs itself, as sh would.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -143,19 +143,10 @@ static void read_exact(int fd, char *buf, size_t len)
 /* The child of run_command: CMD, directly if plain, else with sh -c. */
 static void exec_command(char *cmd)
 {
-	/* argv[0] is left free for sh, should the file be a script with no #! */
-	char *argv[MAX_PLAIN_WORDS + 2];
+	char *words[MAX_PLAIN_WORDS + 1];
 
-	if (plain_words(cmd, argv + 1)) {
-		execv(argv[1], argv + 1);
-		if (errno == ENOEXEC) {
-			argv[0] = "sh";
-			execv("/bin/sh", argv);
-		}
-		/* sh's exit statuses for a command it cannot run */
-		fprintf(stderr, "sh: %s: %s\n", argv[1], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
+	if (plain_words(cmd, words))
+		plain_run(words);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	_exit(127);
 }
