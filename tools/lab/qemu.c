@@ -229,8 +229,9 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " lab.if.%s=%s",
 				node->ports[i].ifname, mac);
 	}
+	/* With -icount the guest's TSC counts instructions, not the host's ticks. */
 	if (arch.tcg_tsc_param[0] && o->host_tsc_khz && !strcmp(o->accel, "tcg") &&
-	    len < (int)sizeof(cmdline))
+	    !(o->qemu_extra && strstr(o->qemu_extra, "-icount")) && len < (int)sizeof(cmdline))
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " %s=%lu",
 				arch.tcg_tsc_param, o->host_tsc_khz);
 	if (o->append && *o->append && len < (int)sizeof(cmdline))

@@ -5,7 +5,8 @@
  * PIT fails when the host is busy (three guests on two cores, in 5 boots
  * of 9): the guest then marks its TSC unstable and keeps time with
  * jiffies, 4 ms a step, for the whole run.  Given the rate
- * (tsc_early_khz=, arch/x86_64.conf), it calibrates nothing.
+ * (tsc_early_khz=, arch/x86_64.conf), it skips that calibration.  Not
+ * under -icount (qemu.c), where QEMU's TSC counts instructions instead.
  */
 #include <time.h>
 
