@@ -261,9 +261,7 @@ guest_cc = $(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $(1) && mv -f $(TMP
 # mounts, NIC names, the payload.
 LAB_INIT := $(B)/bin/lab-init
 
-LAB_GUEST_SRCS := tools/lab/init.c tools/lab/agent.c tools/lab/plain.c
-
-$(LAB_INIT): $(LAB_GUEST_SRCS) tools/lab/agent.h tools/lab/plain.h tools/lab/proto.h | toolchain
+$(LAB_INIT): tools/lab/init.c tools/lab/agent.c tools/lab/agent.h tools/lab/proto.h | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      lab-init ($(ARCH))"
 	@$(call guest_cc,$(filter %.c,$^))
@@ -385,7 +383,7 @@ RUNS := $(B)/runs
 LAB := $(BUILD)/host/lab
 LAB_SRCS := $(wildcard tools/lab/*.c)
 # The launcher's own: agent.c and init.c are the guest's.
-LAB_HOST_SRCS := $(filter-out $(LAB_GUEST_SRCS),$(LAB_SRCS))
+LAB_HOST_SRCS := $(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS))
 # The launcher reads arch/*.conf and configs/common.cmdline at run time,
 # from this clone.
 $(LAB): $(LAB_HOST_SRCS) $(wildcard tools/lab/*.h)

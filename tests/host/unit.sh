@@ -624,15 +624,6 @@ test_fault_queue() {
 	out=$("$d/fault_test") || fail "$(grep -v '^ok' <<<"$out")"
 }
 
-# The commands the agent runs without a shell: sh's words, or left whole.
-test_agent_plain_commands() {
-	local d out
-	d=$(scratch)
-	gcc -O2 -Wall -Wextra -Werror -o "$d/plain_test" "$top/tests/host/plain_test.c" \
-		"$top/tools/lab/plain.c" || { fail "plain_test does not build"; return; }
-	out=$("$d/plain_test") || fail "$(grep -v '^ok' <<<"$out")"
-}
-
 # A guest image: reproducible, readable by every user from its root down
 # (a 0700 / once shut uid 65534 out of the whole guest), files root-owned
 # where asked, mount points made; bad input named, no image left.
@@ -1032,7 +1023,6 @@ ktap_run "a hostile agent's lengths and statuses fail its node, named" test_host
 ktap_run "a deaf agent, a closed channel, a late panic, a console flood: exit 2, named" test_lost_guests
 ktap_run "a test's output is bounded: a tail in KTAP, 16 MiB in its log" test_bounded_output
 ktap_run "faults on a wire: exact delays and pacing, rates over 10,000 frames, seeded" test_fault_queue
-ktap_run "agent: a plain command splits into sh's words, any other is left to sh" test_agent_plain_commands
 ktap_run "link steps at lab shell's prompt: checked as in a file, refusals named" test_shell_link_steps
 ktap_run "a guest image is reproducible, readable by all, root-owned; no write outside" test_image_builder
 ktap_run "run-net: passes, failures, expected and unexpected skips, hangs" test_upstream_runner

@@ -5,7 +5,6 @@
  * from the disk).  It finds the virtio-serial port the launcher talks on,
  * says READY, then runs each command it is sent with /bin/sh -c,
  * streaming the output back and ending with the exit status (proto.h).
- * A plain command (plain.c) it runs itself, as sh would.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -21,7 +20,6 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "plain.h"
 #include "proto.h"
 
 static void die(const char *fmt, ...)
@@ -140,19 +138,8 @@ static void read_exact(int fd, char *buf, size_t len)
 	}
 }
 
-/* The child of run_command: CMD, directly if plain, else with sh -c. */
-static void exec_command(char *cmd)
-{
-	char *words[MAX_PLAIN_WORDS + 1];
-
-	if (plain_words(cmd, words))
-		plain_run(words);
-	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	_exit(127);
-}
-
 /* Runs command SEQ, CMD, sending its output and its END on PORT. */
-static void run_command(int port, unsigned long seq, char *cmd)
+static void run_command(int port, unsigned long seq, const char *cmd)
 {
 	char buf[4096], line[PROTO_MAX_LINE];
 	unsigned long kill_seq;
@@ -178,7 +165,8 @@ static void run_command(int port, unsigned long seq, char *cmd)
 		dup2(out[1], 2);
 		close(0);
 		open("/dev/null", O_RDONLY);
-		exec_command(cmd);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
 	}
 	close(out[1]);
 
