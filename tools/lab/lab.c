@@ -23,7 +23,6 @@
 #include "proto.h"
 #include "run.h"
 #include "topo.h"
-#include "tsc.h"
 
 /* One entry per verb: `lab help VERB` and `lab VERB --help` print it. */
 struct verb {
@@ -565,9 +564,6 @@ static int topology_verb(struct topo *t, struct run_opts *o, struct cli *c)
 		graph(t);
 		return 0;
 	}
-	/* Every verb from here on writes QEMU command lines. */
-	if (!strcmp(o->qemu.accel, "tcg"))
-		o->qemu.host_tsc_khz = host_tsc_khz();
 	if (!strcmp(c->verb, "argv") || c->dry_run) {
 		o->qemu.run_dir = c->run_dir ?: "RUNDIR";
 		return print_argvs(t, &o->qemu);
@@ -582,7 +578,9 @@ static int topology_verb(struct topo *t, struct run_opts *o, struct cli *c)
 
 int main(int argc, char **argv)
 {
-	struct run_opts o = { .qemu = { .build = "build", .accel = "tcg" },
+	unsigned long host_tsc_khz = 0;
+	struct run_opts o = { .qemu = { .build = "build", .accel = "tcg",
+					.host_tsc_khz = &host_tsc_khz },
 			      .boot_timeout_s = 120 };
 	static struct cli c = { .command_timeout_s = 600 };
 	char native[ARCH_NAME_MAX], top[4096];

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "qemu.h"
+#include "tsc.h"
 
 void qemu_mac(int node, int port, char mac[18])
 {
@@ -231,9 +232,13 @@ char **qemu_argv(const struct topo *t, int n, const struct qemu_opts *o)
 	}
 	/* With -icount the guest's TSC counts instructions, not the host's ticks. */
 	if (arch.tcg_tsc_param[0] && o->host_tsc_khz && !strcmp(o->accel, "tcg") &&
-	    !(o->qemu_extra && strstr(o->qemu_extra, "-icount")) && len < (int)sizeof(cmdline))
-		len += snprintf(cmdline + len, sizeof(cmdline) - len, " %s=%lu",
-				arch.tcg_tsc_param, o->host_tsc_khz);
+	    !(o->qemu_extra && strstr(o->qemu_extra, "-icount"))) {
+		if (!*o->host_tsc_khz)
+			*o->host_tsc_khz = host_tsc_khz();
+		if (*o->host_tsc_khz && len < (int)sizeof(cmdline))
+			len += snprintf(cmdline + len, sizeof(cmdline) - len, " %s=%lu",
+					arch.tcg_tsc_param, *o->host_tsc_khz);
+	}
 	if (o->append && *o->append && len < (int)sizeof(cmdline))
 		len += snprintf(cmdline + len, sizeof(cmdline) - len, " %s", o->append);
 	if (len >= (int)sizeof(cmdline)) {

@@ -20,7 +20,11 @@ struct qemu_opts {
 	const char *append;	/* more kernel command line, or NULL */
 	const char *qemu_extra;	/* more QEMU options, split at spaces, or NULL */
 	int relay_all;		/* every wire through the launcher (lab shell) */
-	unsigned long host_tsc_khz;	/* for arch tcg_tsc_param=; 0: none */
+	/*
+	 * The host's TSC rate for arch tcg_tsc_param=: 0 until qemu_argv
+	 * first needs it and measures it (5 ms), once a run; NULL: never.
+	 */
+	unsigned long *host_tsc_khz;
 };
 
 /* The MAC of NIC PORT of node NODE: a function of the topology alone. */

@@ -47,7 +47,7 @@ static void sample(double *ns, unsigned long long *tsc)
 
 unsigned long host_tsc_khz(void)
 {
-	struct timespec nap = { .tv_nsec = 20 * 1000 * 1000 };
+	struct timespec nap = { .tv_nsec = 5 * 1000 * 1000 };
 	unsigned long long t0, t1;
 	double ns0, ns1;
 
