@@ -124,6 +124,7 @@ help:
 	@echo '  STRESS_CYCLES=N            namespace lives of make stress-l3 (default 1000)'
 	@echo '  KEY=off|on|both            make upstream-net: with no L3 namespace, one idle, or both (default)'
 	@echo '  TESTS=REGEX                make upstream-net: only the tests whose list line matches (grep -E)'
+	@echo '  SHARDS=N                   make upstream-net: N guests share a run'"'"'s tests (default: the cores)'
 	@echo '  NETSELFTESTS=1             the selftests kernel (configs/selftests.config), as DEBUG=1'
 	@echo '  V=1                        show the full kernel build commands'
 
@@ -495,10 +496,13 @@ stress-l3: deps $(LAB)
 # TESTS too (a common name).  TESTS=REGEX: only the lists' lines it matches.
 # A guest's time: both lists take 45 minutes a round on x86_64, well over
 # an hour on arm64 (KEY=both boots a guest for each state, in parallel); a
-# test's, the settings file's own.
+# test's, the settings file's own.  SHARDS=N (from the command line too):
+# each run's tests shared by N guests, by default as many as the cores, so
+# that one run alone, or three on two cores, keeps every core busy.
 UPSTREAM_SECONDS ?= 21600
 upstream-net: deps $(LAB)
 	@UPSTREAM_KEY=$(if $(filter command line,$(origin KEY)),$(KEY),both) UPSTREAM_LIST=check,more UPSTREAM_BASELINE=1 \
+		UPSTREAM_SHARDS=$(if $(filter command line,$(origin SHARDS)),$(SHARDS),$(shell nproc)) \
 		UPSTREAM_SECONDS=$(UPSTREAM_SECONDS) UPSTREAM_TEST_SECONDS=1500 \
 		UPSTREAM_TESTS='$(if $(filter command line,$(origin TESTS)),$(subst ','"'"',$(value TESTS)))' \
 		ACCEL=$(ACCEL) tests/host/upstream-net.sh $(if $(filter command line environment,$(origin ARCH)),$(ARCH))

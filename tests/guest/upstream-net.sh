@@ -3,7 +3,7 @@
 #
 # images: netselftests
 #
-# upstream-net.sh KEY LISTS LABEL SECONDS [CAP [TESTS]]: the kernel's own network
+# upstream-net.sh KEY LISTS LABEL SECONDS [CAP [TESTS [SHARD]]]: the kernel's own network
 # selftests (tools/testing/selftests/net of the patched tree, unmodified)
 # as the proof that the series changes nothing of mainline.  Booted by
 # tests/host/upstream-net.sh (make check, make upstream-net) on the
@@ -22,7 +22,9 @@
 # leave a minute more). CAP (default 300): a test's time, at most (the
 # settings file gives 1500 s). TESTS: an extended regular expression;
 # only the lists' lines it matches run (make upstream-net TESTS=;
-# run_kselftest.sh -t takes exact names).
+# run_kselftest.sh -t takes exact names).  SHARD: K/N, only every Nth of
+# those lines from the Kth on (K from 0): one guest of N that share the
+# lists (make upstream-net SHARDS=N).
 #
 # The tests need bash and GNU tools: they run in a chroot into the
 # netselftests image, a Debian root of its own with /proc, /sys, /dev,
@@ -31,6 +33,7 @@
 . /lab/tests/ktap.sh
 
 key=${1:-off} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540} cap=${5:-300} only=${6:-}
+shard=${7:-0/1}
 root=/lab/netselftests
 # the lists, one file in the chroot's /tmp (this guest's /tmp, bound in)
 list=/tmp/upstream.list
@@ -44,6 +47,14 @@ esac
 case $seconds$cap in
 '' | *[!0-9]*) echo "upstream-net: SECONDS and CAP must be numbers, not '$seconds' '$cap'" >&2; exit 2 ;;
 esac
+shard_k=${shard%/*} shard_n=${shard#*/}
+case $shard_k/$shard_n in
+*[!0-9/]* | /* | */ | */*/*) echo "upstream-net: SHARD must be K/N, not '$shard'" >&2; exit 2 ;;
+esac
+if [ "$shard_n" -lt 1 ] || [ "$shard_k" -ge "$shard_n" ]; then
+	echo "upstream-net: SHARD must be K/N with K < N, not '$shard'" >&2
+	exit 2
+fi
 export UPSTREAM_TIMEOUT=$cap
 UPSTREAM_DEADLINE=$(($(date +%s) + seconds))
 export UPSTREAM_DEADLINE
@@ -82,10 +93,15 @@ if [ -n "$only" ]; then
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" | grep -E -e "$only" >"$list.only"
 	mv "$list.only" "$list"
 fi
+if [ "$shard_n" -gt 1 ]; then
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" |
+		awk -v k="$shard_k" -v n="$shard_n" '(NR - 1) % n == k' >"$list.shard"
+	mv "$list.shard" "$list"
+fi
 tests=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" | wc -l)
 if [ "$tests" -eq 0 ]; then
 	ktap_header 1
-	ktap_result fail "a test of $lists matches '$only'"
+	ktap_result fail "a test of $lists matches '$only' (shard $shard)"
 	exit 0
 fi
 

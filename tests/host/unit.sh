@@ -933,7 +933,7 @@ test_upstream_lists_disjoint() {
 	expect_eq "" "$dup" "tests listed twice in tests/upstream/*.list"
 }
 
-# make upstream-net TESTS=: a bad expression or one that matches nothing is
+# make upstream-net TESTS=, SHARDS=: a bad expression or one that matches nothing is
 # refused at once, before any build or guest.
 test_upstream_tests_filter_refused() {
 	local t out rc
@@ -944,6 +944,57 @@ test_upstream_tests_filter_refused() {
 		expect_eq 1 "$(wc -l <<<"$out")" "one line for TESTS=${t%%|*}: $out"
 		[[ $out == "upstream-net: TESTS=${t%%|*}: "*"${t#*|}"* ]] || fail "TESTS=${t%%|*}: $out"
 	done
+	for t in 0 65 2x; do
+		rc=0
+		out=$(UPSTREAM_SHARDS=$t timeout 20 "$top/tests/host/upstream-net.sh" x86_64 2>&1) || rc=$?
+		expect_eq "2 upstream-net: UPSTREAM_SHARDS=$t: a number of guests a run, 1 to 64" "$rc $out" \
+			"SHARDS=$t refused"
+	done
+}
+
+# make upstream-net SHARDS=N: the shards of a run joined back into one
+# guest for merge: plans summed, the worst status, the standard errors
+# named; a shard that printed no plan, or has no status, fails the run.
+test_upstream_join() {
+	local d out
+	d=$(scratch)
+	printf 'KTAP version 1\n1..2\nok 1 idle (arm64)\nok 2 a (arm64, key on)\n    1..1\n    ok 1 A\n' >"$d/arm64-on-s0.ktap"
+	printf 'KTAP version 1\n1..2\nok 1 idle (arm64)\nnot ok 2 b (arm64, key on)\n# exit status 1\n' >"$d/arm64-on-s1.ktap"
+	echo 0 >"$d/arm64-on-s0.status"
+	echo 1 >"$d/arm64-on-s1.status"
+	echo "warning" >"$d/arm64-on-s1.err"
+	: >"$d/arm64-on-s0.err"
+	"$top/tests/upstream/join" "$d" arm64-on 2 || fail "join exit status $?"
+	expect_eq "KTAP version 1
+1..4
+ok 1 idle (arm64)
+ok 2 a (arm64, key on)
+    1..1
+    ok 1 A
+ok 1 idle (arm64)
+not ok 2 b (arm64, key on)
+# exit status 1" "$(cat "$d/arm64-on.ktap")" "two shards joined"
+	expect_eq 1 "$(cat "$d/arm64-on.status")" "the worst status"
+	expect_eq "shard 1/2: warning" "$(cat "$d/arm64-on.err")" "standard errors named"
+	out=$("$top/tests/upstream/merge" "$d" arm64-on)
+	expect_eq "KTAP version 1
+1..4
+ok 1 idle (arm64)
+ok 2 a (arm64, key on)
+    1..1
+    ok 1 A
+ok 3 idle (arm64)
+not ok 4 b (arm64, key on)
+# exit status 1" "$out" "the joined run merged"
+	# a shard that died before its plan, another without a status
+	printf 'KTAP version 1\n' >"$d/arm64-on-s1.ktap"
+	"$top/tests/upstream/join" "$d" arm64-on 2
+	out=$("$top/tests/upstream/merge" "$d" arm64-on | tail -n 2)
+	expect_eq "not ok 3 arm64-on: the guest ran every test of its plan (2 of ? results, lab boot exit 1)
+# shard 1/2: warning" "$out" "a shard without a plan fails the run"
+	rm "$d/arm64-on-s0.status"
+	"$top/tests/upstream/join" "$d" arm64-on 2
+	[ ! -e "$d/arm64-on.status" ] || fail "a run with a shard without a status has a status"
 }
 
 # What the stricter lint must still accept: CRLF line ends, tabs, UTF-8
@@ -1028,7 +1079,8 @@ ktap_run "a guest image is reproducible, readable by all, root-owned; no write o
 ktap_run "run-net: passes, failures, expected and unexpected skips, hangs" test_upstream_runner
 ktap_run "upstream merge: guests renumbered, cut short, against no series" test_upstream_merge
 ktap_run "upstream lists: no test in two of them" test_upstream_lists_disjoint
-ktap_run "upstream-net TESTS=: a bad or empty filter refused at once, one line" test_upstream_tests_filter_refused
+ktap_run "upstream-net TESTS=, SHARDS=: a bad or empty filter refused at once, one line" test_upstream_tests_filter_refused
+ktap_run "upstream join: a run's shards one guest again for merge" test_upstream_join
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
 ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files
 ktap_run "a run folder is 0700 whatever the umask; a comma in its path reaches QEMU" test_run_folder_private

@@ -28,6 +28,10 @@
 #   file's 1500 s, capped).
 # UPSTREAM_TESTS=REGEX: only the lists' lines this extended regular
 #   expression matches (make upstream-net TESTS=).
+# UPSTREAM_SHARDS=N (default 1): each run's tests shared by N guests, every
+#   Nth line of the lists each (make upstream-net SHARDS=, its default the
+#   cores): a run's wall clock divided by N where there are the cores.
+#   tests/upstream/join makes the shards one run again for merge.
 # UPSTREAM_MEM (default 1024): each guest's memory in MiB.  The labs' 256
 #   is too little: fib_nexthops.sh's ip, a flood and tmpfs /tmp met the
 #   OOM killer there, and the test hung past its time.
@@ -49,6 +53,7 @@ baseline=${UPSTREAM_BASELINE:-0}
 seconds=${UPSTREAM_SECONDS:-1200}
 cap=${UPSTREAM_TEST_SECONDS:-300}
 only=${UPSTREAM_TESTS:-}
+shards=${UPSTREAM_SHARDS:-1}
 mem=${UPSTREAM_MEM:-1024}
 accel=${ACCEL:-tcg}
 case $key in off | on | both | split) ;; *) die "UPSTREAM_KEY=$key: off, on, both or split" ;; esac
@@ -62,6 +67,8 @@ fi
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "UPSTREAM_TEST_SECONDS=$cap: a number of seconds"
 { [[ $mem =~ ^[1-9][0-9]*$ ]] && [ "$mem" -ge 64 ] && [ "$mem" -le 4096 ]; } ||
 	die "UPSTREAM_MEM=$mem: a number of MiB, 64 to 4096"
+{ [[ $shards =~ ^[1-9][0-9]*$ ]] && [ "$shards" -le 64 ]; } ||
+	die "UPSTREAM_SHARDS=$shards: a number of guests a run, 1 to 64"
 if [ -n "$only" ]; then
 	# It reaches the guest inside single quotes of a shell command line.
 	[[ $only != *"'"* ]] || die "TESTS=$only: no single quote allowed (it reaches the guest quoted)"
@@ -72,6 +79,9 @@ if [ -n "$only" ]; then
 	[ "$matched" -gt 0 ] || die "TESTS=$only: matches no test of the lists $list (tests/upstream/NAME.list)"
 	echo "# TESTS=$only: $matched tests of the lists $list"
 fi
+# no shard without a test
+ntests=${matched:-$(for l in ${list//,/ }; do sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "tests/upstream/$l.list"; done | wc -l)}
+[ "$shards" -le "$ntests" ] || shards=$ntests
 for a in $arches; do
 	arch_check "$a" "$prog" || exit 2
 done
@@ -109,12 +119,13 @@ for a in $arches; do
 		{ tail -n 20 "$out/build-$a-baseline.log" >&2; die "the $a baseline build failed"; }
 done
 
-# One guest a run: NAME ARCH KERNEL KEY, one key state a guest (each state
-# on a fresh boot, as upstream runs a test once a boot, and the two states
-# of an arch on two cores at once).  They start a core's worth at a time,
-# the longest first by the last whole run's times of the same lists
-# ($out/NAME.LISTS.seconds; a run never timed goes first), and each writes
-# its KTAP to $out/NAME.ktap.
+# A run: NAME ARCH KERNEL KEY, one key state a run (each state on a fresh
+# boot, as upstream runs a test once a boot, and the two states of an
+# arch on two cores at once), one guest a run, or UPSTREAM_SHARDS guests
+# NAME-sK.  They start a core's worth at a time, the longest first by the
+# last whole run's times of the same lists ($out/GUEST.LISTS.seconds; a
+# guest never timed goes first), and each writes its KTAP to
+# $out/GUEST.ktap.
 runs=()
 declare -A run_arch=() run_kernel=() run_key=()
 turn=0
@@ -145,8 +156,22 @@ series_runs=()
 for r in "${runs[@]}"; do
 	[ "$r" = "${run_arch[$r]}-baseline" ] || series_runs+=("$r")
 done
-mapfile -t runs < <(for r in "${runs[@]}"; do
-	echo "$(cat "$out/$r.$list.seconds" 2>/dev/null || echo 999999) $r"
+# The guests: a run's own name, or its shards'.
+guests=()
+declare -A guest_run=() guest_shard=()
+for r in "${runs[@]}"; do
+	if [ "$shards" -eq 1 ]; then
+		guests+=("$r")
+		guest_run[$r]=$r guest_shard[$r]=0/1
+		continue
+	fi
+	for ((k = 0; k < shards; k++)); do
+		guests+=("$r-s$k")
+		guest_run[$r-s$k]=$r guest_shard[$r-s$k]=$k/$shards
+	done
+done
+mapfile -t guests < <(for g in "${guests[@]}"; do
+	echo "$(cat "$out/$g.$list.seconds" 2>/dev/null || echo 999999) $g"
 done | sort -s -k1,1nr | cut -d' ' -f2)
 
 # The guests' PIDs, to stop them (and their QEMU) if this script is stopped.
@@ -163,25 +188,33 @@ reap() {	# waits for one guest and keeps its exit status
 	unset "run_of[$pid]" "run_start[$pid]"
 }
 start=$(date +%s)
-for r in "${runs[@]}"; do
+for g in "${guests[@]}"; do
 	while [ ${#run_of[@]} -ge "$(nproc)" ]; do
 		reap
 	done
+	r=${guest_run[$g]}
 	label=${run_arch[$r]}
 	[ "$r" != "${run_arch[$r]}-baseline" ] || label="${run_arch[$r]}, no series"
-	rm -f "$out/$r.status"
-	echo "# booting $r: lists $list, L3 key ${run_key[$r]} (run folder build/${run_arch[$r]}/runs/upstream-net-$r)"
+	rm -f "$out/$g.status"
+	shard_note=
+	[ "$shards" -eq 1 ] || shard_note=", shard ${guest_shard[$g]}"
+	echo "# booting $g: lists $list, L3 key ${run_key[$r]}$shard_note (run folder build/${run_arch[$r]}/runs/upstream-net-$g)"
 	# shellcheck disable=SC2086 # "-i LIST"
 	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -m "$mem" -K "${run_kernel[$r]}" \
-		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$r" \
-		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap '$only'" \
-		>"$out/$r.ktap" 2>"$out/$r.err" &
-	run_of[$!]=$r run_start[$!]=$(date +%s)
+		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$g" \
+		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap '$only' ${guest_shard[$g]}" \
+		>"$out/$g.ktap" 2>"$out/$g.err" &
+	run_of[$!]=$g run_start[$!]=$(date +%s)
 done
 while [ ${#run_of[@]} -gt 0 ]; do
 	reap
 done
 echo "# guests done in $(($(date +%s) - start)) s"
+if [ "$shards" -gt 1 ]; then
+	for r in "${runs[@]}"; do
+		tests/upstream/join "$out" "$r" "$shards"
+	done
+fi
 
 merged=$out/merged.ktap
 merge_opts=()
