@@ -922,6 +922,13 @@ ok 9 b (x86_64, key on) # SKIP fails without the series too (why b)
 #   fails without the series: e
 #   fails without the series: f
 #   fails without the series: g" "$out" "against the kernel without the series"
+	# a failure with no cases is the same failure whether or not a result
+	# came before it (the key on's idle namespace comes first)
+	printf 'KTAP version 1\n1..1\nnot ok 1 t (x86_64, no series)\n# exit status 1\n' >"$d/x86_64-baseline.ktap"
+	printf 'KTAP version 1\n1..2\nok 1 idle (x86_64)\nnot ok 2 t (x86_64, key on)\n# exit status 1\n' >"$d/x86_64-on.ktap"
+	out=$("$top/tests/upstream/merge" --baseline "$d" x86_64-on | sed -n 4p)
+	expect_eq "ok 2 t (x86_64, key on) # SKIP fails without the series too (exit status 1)" "$out" \
+		"a failure without cases, first in one run and second in the other"
 }
 
 # The upstream lists run one after the other in make upstream-net: a test
