@@ -69,18 +69,19 @@ fi
 	die "UPSTREAM_MEM=$mem: a number of MiB, 64 to 4096"
 { [[ $shards =~ ^[1-9][0-9]*$ ]] && [ "$shards" -le 64 ]; } ||
 	die "UPSTREAM_SHARDS=$shards: a number of guests a run, 1 to 64"
+# the lists' tests, one a line
+list_tests=$(for l in ${list//,/ }; do sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "tests/upstream/$l.list"; done)
 if [ -n "$only" ]; then
 	# It reaches the guest inside single quotes of a shell command line.
 	[[ $only != *"'"* ]] || die "TESTS=$only: no single quote allowed (it reaches the guest quoted)"
 	[[ $only != *[[:cntrl:]]* ]] || die "TESTS: no control characters allowed"
-	matched=$(for l in ${list//,/ }; do sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "tests/upstream/$l.list"; done |
-		grep -cE -e "$only" 2>/dev/null)
+	matched=$(grep -cE -e "$only" <<<"$list_tests" 2>/dev/null)
 	[ $? -lt 2 ] || die "TESTS=$only: not an extended regular expression"
 	[ "$matched" -gt 0 ] || die "TESTS=$only: matches no test of the lists $list (tests/upstream/NAME.list)"
 	echo "# TESTS=$only: $matched tests of the lists $list"
 fi
 # no shard without a test
-ntests=${matched:-$(for l in ${list//,/ }; do sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "tests/upstream/$l.list"; done | wc -l)}
+ntests=${matched:-$(wc -l <<<"$list_tests")}
 [ "$shards" -le "$ntests" ] || shards=$ntests
 for a in $arches; do
 	arch_check "$a" "$prog" || exit 2
