@@ -125,6 +125,7 @@ help:
 	@echo '  KEY=off|on|both            make upstream-net: with no L3 namespace, one idle, or both (default)'
 	@echo '  TESTS=REGEX                make upstream-net: only the tests whose list line matches (grep -E)'
 	@echo '  SHARDS=N                   make upstream-net: N guests share a run'"'"'s tests (default: the cores)'
+	@echo '  BASELINE=only              make upstream-net: only the kernel without the series, no diff'
 	@echo '  NETSELFTESTS=1             the selftests kernel (configs/selftests.config), as DEBUG=1'
 	@echo '  V=1                        show the full kernel build commands'
 
@@ -499,9 +500,12 @@ stress-l3: deps $(LAB)
 # test's, the settings file's own.  SHARDS=N (from the command line too):
 # each run's tests shared by N guests, by default as many as the cores, so
 # that one run alone, or three on two cores, keeps every core busy.
+# BASELINE=only: the kernel without the series alone (BASELINE=0: the
+# series alone, no diff).
 UPSTREAM_SECONDS ?= 21600
 upstream-net: deps $(LAB)
-	@UPSTREAM_KEY=$(if $(filter command line,$(origin KEY)),$(KEY),both) UPSTREAM_LIST=check,more UPSTREAM_BASELINE=1 \
+	@UPSTREAM_KEY=$(if $(filter command line,$(origin KEY)),$(KEY),both) UPSTREAM_LIST=check,more \
+		UPSTREAM_BASELINE=$(if $(filter command line,$(origin BASELINE)),$(BASELINE),1) \
 		UPSTREAM_SHARDS=$(if $(filter command line,$(origin SHARDS)),$(SHARDS),$(shell nproc)) \
 		UPSTREAM_SECONDS=$(UPSTREAM_SECONDS) UPSTREAM_TEST_SECONDS=1500 \
 		UPSTREAM_TESTS='$(if $(filter command line,$(origin TESTS)),$(subst ','"'"',$(value TESTS)))' \

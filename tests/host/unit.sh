@@ -940,8 +940,8 @@ test_upstream_lists_disjoint() {
 	expect_eq "" "$dup" "tests listed twice in tests/upstream/*.list"
 }
 
-# make upstream-net TESTS=, SHARDS=: a bad expression or one that matches nothing is
-# refused at once, before any build or guest.
+# make upstream-net TESTS=, SHARDS=, BASELINE=: a bad expression or one that matches
+# nothing is refused at once, before any build or guest.
 test_upstream_tests_filter_refused() {
 	local t out rc
 	for t in "a'b|no single quote" "(|not an extended" "no-such-test|matches no test"; do
@@ -956,6 +956,11 @@ test_upstream_tests_filter_refused() {
 		out=$(UPSTREAM_SHARDS=$t timeout 20 "$top/tests/host/upstream-net.sh" x86_64 2>&1) || rc=$?
 		expect_eq "2 upstream-net: UPSTREAM_SHARDS=$t: a number of guests a run, 1 to 64" "$rc $out" \
 			"SHARDS=$t refused"
+	done
+	for t in 2 yes; do
+		rc=0
+		out=$(UPSTREAM_BASELINE=$t timeout 20 "$top/tests/host/upstream-net.sh" x86_64 2>&1) || rc=$?
+		expect_eq "2 upstream-net: UPSTREAM_BASELINE=$t: 0, 1 or only" "$rc $out" "BASELINE=$t refused"
 	done
 }
 
@@ -1086,7 +1091,7 @@ ktap_run "a guest image is reproducible, readable by all, root-owned; no write o
 ktap_run "run-net: passes, failures, expected and unexpected skips, hangs" test_upstream_runner
 ktap_run "upstream merge: guests renumbered, cut short, against no series" test_upstream_merge
 ktap_run "upstream lists: no test in two of them" test_upstream_lists_disjoint
-ktap_run "upstream-net TESTS=, SHARDS=: a bad or empty filter refused at once, one line" test_upstream_tests_filter_refused
+ktap_run "upstream-net TESTS=, SHARDS=, BASELINE=: a bad or empty filter refused at once, one line" test_upstream_tests_filter_refused
 ktap_run "upstream join: a run's shards one guest again for merge" test_upstream_join
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
 ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files

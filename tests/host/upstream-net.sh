@@ -19,9 +19,12 @@
 # UPSTREAM_LIST=NAME[,NAME]... (default check): the lists
 #   tests/upstream/NAME.list, one after the other: check (what make check
 #   runs), more (the rest that runs here; make upstream-net runs both).
-# UPSTREAM_BASELINE=1: the same lists also on the kernel built without the
-#   series (the tree's pristine commit, the same fragments), with the key
-#   off, and the diff of tests/upstream/merge --baseline.
+# UPSTREAM_BASELINE=0|1|only (default 0): 1: the same lists also on the
+#   kernel built without the series (the tree's pristine commit, the same
+#   fragments), with the key off, and the diff of tests/upstream/merge
+#   --baseline; only: that kernel alone, its own results (UPSTREAM_KEY
+#   then says nothing): the baseline, or a flaky test of it, again without
+#   the hours of the series' runs.
 # UPSTREAM_SECONDS (default 1200): each guest's time for its tests (lab
 #   boot's -T is a minute more); check.list takes about 12 minutes.
 # UPSTREAM_TEST_SECONDS (default 300): a test's time at most (the settings
@@ -57,6 +60,7 @@ shards=${UPSTREAM_SHARDS:-1}
 mem=${UPSTREAM_MEM:-1024}
 accel=${ACCEL:-tcg}
 case $key in off | on | both | split) ;; *) die "UPSTREAM_KEY=$key: off, on, both or split" ;; esac
+case $baseline in 0 | 1 | only) ;; *) die "UPSTREAM_BASELINE=$baseline: 0, 1 or only" ;; esac
 [[ $list =~ ^[a-z0-9_-]+(,[a-z0-9_-]+)*$ ]] || die "UPSTREAM_LIST=$list: NAME[,NAME]..."
 for l in ${list//,/ }; do
 	[ -r "tests/upstream/$l.list" ] || die "UPSTREAM_LIST=$list: no tests/upstream/$l.list"
@@ -111,7 +115,7 @@ for a in $arches; do
 		make -s --no-print-directory ARCH="$a" userland "$top/build/$a/netselftests.erofs" host-tools; } \
 		>"$out/build-$a.log" 2>&1 ||
 		{ tail -n 20 "$out/build-$a.log" >&2; die "the $a build failed (log: $out/build-$a.log)"; }
-	[ "$baseline" = 1 ] || continue
+	[ "$baseline" != 0 ] || continue
 	echo "# building the kernel without the series for $a (log: $out/build-$a-baseline.log)"
 	{ baseline_tree &&
 		make -s --no-print-directory ARCH="$a" NETSELFTESTS=1 KSRC="$top/$baseline_src" TREE= \
@@ -138,6 +142,7 @@ for a in $arches; do
 		[ "$(wc -w <<<"$arches")" -gt 1 ] || keys=both
 	fi
 	[ "$keys" != both ] || keys="off on"
+	[ "$baseline" != only ] || keys=
 	turn=$((turn + 1))
 	for k in $keys; do
 		r=$a
@@ -146,7 +151,7 @@ for a in $arches; do
 		run_arch[$r]=$a run_key[$r]=$k
 		run_kernel[$r]=$(arch_kernel_image "$a" "build/$a/kernel-selftests")
 	done
-	[ "$baseline" = 1 ] || continue
+	[ "$baseline" != 0 ] || continue
 	runs+=("$a-baseline")
 	run_arch[$a-baseline]=$a run_key[$a-baseline]=off
 	run_kernel[$a-baseline]=$(arch_kernel_image "$a" "$out/$a-baseline")
@@ -218,9 +223,13 @@ if [ "$shards" -gt 1 ]; then
 fi
 
 merged=$out/merged.ktap
-merge_opts=()
-[ "$baseline" != 1 ] || merge_opts=(--baseline)
-tests/upstream/merge "${merge_opts[@]}" "$out" "${series_runs[@]}" >"$merged"
+if [ "$baseline" = only ]; then
+	tests/upstream/merge "$out" "${runs[@]}" >"$merged"
+elif [ "$baseline" = 1 ]; then
+	tests/upstream/merge --baseline "$out" "${series_runs[@]}" >"$merged"
+else
+	tests/upstream/merge "$out" "${series_runs[@]}" >"$merged"
+fi
 cat "$merged"
 read -r p f s < <(awk -f tools/ktap/count.awk "$merged")
 echo "# upstream-net: $p passed, $f failed, $s skipped in $(($(date +%s) - start)) s (arches: $arches)"
