@@ -124,8 +124,9 @@ help:
 	@echo '  STRESS_CYCLES=N            namespace lives of make stress-l3 (default 1000)'
 	@echo '  KEY=off|on|both            make upstream-net: with no L3 namespace, one idle, or both (default)'
 	@echo '  TESTS=REGEX                make upstream-net: only the tests whose list line matches (grep -E)'
-	@echo '  SHARDS=N                   make upstream-net: N guests share a run'"'"'s tests (default: the cores)'
-	@echo '  BASELINE=only              make upstream-net: only the kernel without the series, no diff'
+	@echo '  SHARDS=N                   make upstream-net: N guests share a run'"'"'s tests by time (default: the cores)'
+	@echo '  BASELINE=1|0|only          make upstream-net: also the kernel without the series and the diff (1,'
+	@echo '                             default), the series alone (0), or the kernel without it alone (only)'
 	@echo '  NETSELFTESTS=1             the selftests kernel (configs/selftests.config), as DEBUG=1'
 	@echo '  V=1                        show the full kernel build commands'
 

@@ -3,7 +3,7 @@
 #
 # images: netselftests
 #
-# upstream-net.sh KEY LISTS LABEL SECONDS [CAP [TESTS [SHARD]]]: the kernel's own network
+# upstream-net.sh KEY LISTS LABEL SECONDS [CAP [TESTS [SHARE]]]: the kernel's own network
 # selftests (tools/testing/selftests/net of the patched tree, unmodified)
 # as the proof that the series changes nothing of mainline.  Booted by
 # tests/host/upstream-net.sh (make check, make upstream-net) on the
@@ -22,9 +22,11 @@
 # leave a minute more). CAP (default 300): a test's time, at most (the
 # settings file gives 1500 s). TESTS: an extended regular expression;
 # only the lists' lines it matches run (make upstream-net TESTS=;
-# run_kselftest.sh -t takes exact names).  SHARD: K/N, only every Nth of
-# those lines from the Kth on (K from 0): one guest of N that share the
-# lists (make upstream-net SHARDS=N).
+# run_kselftest.sh -t takes exact names).  SHARE: COUNT:all or
+# COUNT:N[,N]..., the numbers of those lines (from 1) to run, no more: one
+# guest of several that share the lists (make upstream-net SHARDS=N,
+# tests/upstream/split).  COUNT is how many lines the host found TESTS
+# to match: the lists here are the host's, or a test fails saying so.
 #
 # The tests need bash and GNU tools: they run in a chroot into the
 # netselftests image, a Debian root of its own with /proc, /sys, /dev,
@@ -33,7 +35,7 @@
 . /lab/tests/ktap.sh
 
 key=${1:-off} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540} cap=${5:-300} only=${6:-}
-shard=${7:-0/1}
+share=${7:-}
 root=/lab/netselftests
 # the lists, one file in the chroot's /tmp (this guest's /tmp, bound in)
 list=/tmp/upstream.list
@@ -47,13 +49,19 @@ esac
 case $seconds$cap in
 '' | *[!0-9]*) echo "upstream-net: SECONDS and CAP must be numbers, not '$seconds' '$cap'" >&2; exit 2 ;;
 esac
-shard_k=${shard%/*} shard_n=${shard#*/}
-case $shard_k/$shard_n in
-*[!0-9/]* | /* | */ | */*/*) echo "upstream-net: SHARD must be K/N, not '$shard'" >&2; exit 2 ;;
-esac
-if [ "$shard_n" -lt 1 ] || [ "$shard_k" -ge "$shard_n" ]; then
-	echo "upstream-net: SHARD must be K/N with K < N, not '$shard'" >&2
-	exit 2
+count= lines=all
+if [ -n "$share" ]; then
+	count=${share%%:*} lines=${share#*:}
+	case $share in *:*) ;; *) count=bad ;; esac
+	case $count in '' | *[!0-9]*) count=bad ;; esac
+	case ,$lines, in
+	,all,) ;;
+	*[!0-9,]* | *,,* | *,0*) count=bad ;;
+	esac
+	if [ "$count" = bad ]; then
+		echo "upstream-net: SHARE must be COUNT:all or COUNT:N[,N]... (from 1), not '$share'" >&2
+		exit 2
+	fi
 fi
 export UPSTREAM_TIMEOUT=$cap
 UPSTREAM_DEADLINE=$(($(date +%s) + seconds))
@@ -90,14 +98,20 @@ if ! mount -t tmpfs -o size=4m modules "$root/lib/modules" ||
 	exit 1
 fi
 # One test a line: the lists' lines without comments, those TESTS
-# matches, this shard's.
-sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" | grep -E -e "${only:-.}" |
-	awk -v k="$shard_k" -v n="$shard_n" '(NR - 1) % n == k' >"$list.run"
-mv "$list.run" "$list"
+# matches, of those this guest's share.
+sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" | grep -E -e "${only:-.}" >"$list.run"
+matched=$(wc -l <"$list.run")
+if [ -n "$count" ] && [ "$matched" -ne "$count" ]; then
+	ktap_header 1
+	ktap_result fail "TESTS '$only' matches as many lines of $lists here as on the host (here $matched, there $count)"
+	exit 0
+fi
+awk -v lines="$lines" 'BEGIN { n = split(lines, l, ","); for (i = 1; i <= n; i++) want[l[i]] }
+	lines == "all" || NR in want' "$list.run" >"$list"
 tests=$(wc -l <"$list")
 if [ "$tests" -eq 0 ]; then
 	ktap_header 1
-	ktap_result fail "a test of $lists matches '$only' (shard $shard)"
+	ktap_result fail "a test of $lists matches '$only' (share $share)"
 	exit 0
 fi
 

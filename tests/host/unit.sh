@@ -1009,6 +1009,37 @@ not ok 4 b (arm64, key on)
 	[ ! -e "$d/arm64-on.status" ] || fail "a run with a shard without a status has a status"
 }
 
+# make upstream-net SHARDS=N: each test's last time kept from the guests'
+# KTAP (a SKIP's directive, the arch and key state, a failure's output and
+# nested lines left out of it), and the tests shared so that the shards take about as
+# long: the longest first to the least loaded (of two as loaded, the one
+# with fewer tests), a test never timed at the others' mean, each shard's
+# lines in list order.  A test cut short by the suite's time keeps its
+# last time.
+test_upstream_split() {
+	local d out
+	d=$(scratch)
+	printf '9\tkept\n1\ta\n' >"$d/x.times"
+	printf 'KTAP version 1\n1..4\nok 1 an idle namespace (x86_64)\n    ok 1 nested\n    # time: 77s\n' >"$d/g.ktap"
+	printf 'ok 2 a (x86_64, L3 key off)\n# time: 100s\nnot ok 3 b -4 (x86_64, L3 key off)\n# time: 2s\n# time: 30s\n' >>"$d/g.ktap"
+	printf 'ok 4 c (x86_64, L3 key on) # SKIP no c here\n# time: 20s\n' >>"$d/g.ktap"
+	# cut short by the suite's time: its last time stays
+	printf 'not ok 5 kept (x86_64, L3 key off)\n# timed out after 3s\n# time: 3s\n' >>"$d/g.ktap"
+	"$top/tests/upstream/times" "$d/x.times" "$d/g.ktap" || fail "times exit status $?"
+	expect_eq "$(printf '100\ta\n30\tb -4\n20\tc\n9\tkept')" "$(cat "$d/x.times")" "times kept"
+	# a 100, b 30, c 20, d and e never timed: the mean, 39.75 (the list's
+	# spaces are not the name's)
+	out=$(printf 'a\nb   -4\nc\nd\ne\n' | "$top/tests/upstream/split" 2 "$d/x.times")
+	expect_eq "$(printf '1,3\n2,4,5')" "$out" "two shards by time"
+	out=$(printf 'a\nb -4\nc\nd\ne\n' | "$top/tests/upstream/split" 3 "$d/x.times")
+	expect_eq "$(printf '1\n2,4\n3,5')" "$out" "three shards by time"
+	out=$(printf 'p\nq\nr\n' | "$top/tests/upstream/split" 2 "$d/none.times")
+	expect_eq "$(printf '1,3\n2')" "$out" "never timed: every other line"
+	printf '0\tz1\n0\tz2\n0\tz3\n' >"$d/zero.times"
+	out=$(printf 'z1\nz2\nz3\n' | "$top/tests/upstream/split" 3 "$d/zero.times")
+	expect_eq "$(printf '1\n2\n3')" "$out" "tests of 0 s: one a shard, none left without"
+}
+
 # What the stricter lint must still accept: CRLF line ends, tabs, UTF-8
 # comments, names that look like keywords, 15-character names.
 test_lint_accepts_valid() {
@@ -1093,6 +1124,7 @@ ktap_run "upstream merge: guests renumbered, cut short, against no series" test_
 ktap_run "upstream lists: no test in two of them" test_upstream_lists_disjoint
 ktap_run "upstream-net TESTS=, SHARDS=, BASELINE=: a bad or empty filter refused at once, one line" test_upstream_tests_filter_refused
 ktap_run "upstream join: a run's shards one guest again for merge" test_upstream_join
+ktap_run "upstream split: a run's shards by the tests' last times" test_upstream_split
 ktap_run "lint still accepts CRLF, tabs, UTF-8 comments, keyword-like and 15-character names" test_lint_accepts_valid
 ktap_run "lint refuses a directory and a FIFO at once, bounds the errors of junk" test_lint_odd_files
 ktap_run "a run folder is 0700 whatever the umask; a comma in its path reaches QEMU" test_run_folder_private

@@ -31,8 +31,9 @@
 #   file's 1500 s, capped).
 # UPSTREAM_TESTS=REGEX: only the lists' lines this extended regular
 #   expression matches (make upstream-net TESTS=).
-# UPSTREAM_SHARDS=N (default 1): each run's tests shared by N guests, every
-#   Nth line of the lists each (make upstream-net SHARDS=, its default the
+# UPSTREAM_SHARDS=N (default 1): each run's tests shared by N guests so
+#   that they take about as long each, by the arch's tests' last times
+#   (tests/upstream/split; make upstream-net SHARDS=, its default the
 #   cores): a run's wall clock divided by N where there are the cores.
 #   tests/upstream/join makes the shards one run again for merge.
 # UPSTREAM_MEM (default 1024): each guest's memory in MiB.  The labs' 256
@@ -162,18 +163,26 @@ series_runs=()
 for r in "${runs[@]}"; do
 	[ "$r" = "${run_arch[$r]}-baseline" ] || series_runs+=("$r")
 done
-# The guests: a run's own name, or its shards'.
+# The guests: a run's own name, or its shards', each with its share of the
+# tests: how many there are, and all or the numbers of its lines
+# (tests/upstream/split, by the arch's last times: $out/ARCH.times, kept
+# by tests/upstream/times as guests end).
 guests=()
-declare -A guest_run=() guest_shard=()
+declare -A guest_run=() guest_lines=()
+run_tests=$list_tests
+[ -z "$only" ] || run_tests=$(grep -E -e "$only" <<<"$list_tests" 2>/dev/null)
 for r in "${runs[@]}"; do
 	if [ "$shards" -eq 1 ]; then
 		guests+=("$r")
-		guest_run[$r]=$r guest_shard[$r]=0/1
+		guest_run[$r]=$r guest_lines[$r]=all
 		continue
 	fi
+	mapfile -t split < <(tests/upstream/split "$shards" "$out/${run_arch[$r]}.times" <<<"$run_tests")
+	[ "${#split[@]}" -eq "$shards" ] || die "tests/upstream/split failed"
 	for ((k = 0; k < shards; k++)); do
+		[ -n "${split[k]}" ] || die "tests/upstream/split left shard $k of $shards without a test"
 		guests+=("$r-s$k")
-		guest_run[$r-s$k]=$r guest_shard[$r-s$k]=$k/$shards
+		guest_run[$r-s$k]=$r guest_lines[$r-s$k]=${split[k]}
 	done
 done
 mapfile -t guests < <(for g in "${guests[@]}"; do
@@ -190,6 +199,8 @@ reap() {	# waits for one guest and keeps its exit status
 	echo "$rc" >"$out/${run_of[$pid]}.status"
 	# a filtered run's time says nothing of a whole list's
 	[ -n "$only" ] || echo $(($(date +%s) - ${run_start[$pid]})) >"$out/${run_of[$pid]}.$list.seconds"
+	tests/upstream/times "$out/${run_arch[${guest_run[${run_of[$pid]}]}]}.times" "$out/${run_of[$pid]}.ktap" ||
+		echo "# ${run_of[$pid]}: its tests' times not kept" >&2
 	echo "# ${run_of[$pid]} done after $(($(date +%s) - start)) s: $(grep -cE '^(not )?ok [0-9]' "$out/${run_of[$pid]}.ktap") results, $(grep -c '^not ok [0-9]' "$out/${run_of[$pid]}.ktap") failed (lab boot exit $rc)"
 	unset "run_of[$pid]" "run_start[$pid]"
 }
@@ -203,12 +214,12 @@ for g in "${guests[@]}"; do
 	[ "$r" != "${run_arch[$r]}-baseline" ] || label="${run_arch[$r]}, no series"
 	rm -f "$out/$g.status"
 	shard_note=
-	[ "$shards" -eq 1 ] || shard_note=", shard ${guest_shard[$g]}"
+	[ "$shards" -eq 1 ] || shard_note=", shard ${g##*-s}/$shards: $(tr , '\n' <<<"${guest_lines[$g]}" | wc -l) tests"
 	echo "# booting $g: lists $list, L3 key ${run_key[$r]}$shard_note (run folder build/${run_arch[$r]}/runs/upstream-net-$g)"
 	# shellcheck disable=SC2086 # "-i LIST"
 	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -m "$mem" -K "${run_kernel[$r]}" \
 		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$g" \
-		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap '$only' ${guest_shard[$g]}" \
+		"/lab/tests/upstream-net.sh ${run_key[$r]} $list '$label' $seconds $cap '$only' $ntests:${guest_lines[$g]}" \
 		>"$out/$g.ktap" 2>"$out/$g.err" &
 	run_of[$!]=$g run_start[$!]=$(date +%s)
 done
