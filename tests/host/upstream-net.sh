@@ -214,7 +214,7 @@ for g in "${guests[@]}"; do
 	[ "$r" != "${run_arch[$r]}-baseline" ] || label="${run_arch[$r]}, no series"
 	rm -f "$out/$g.status"
 	shard_note=
-	[ "$shards" -eq 1 ] || shard_note=", shard ${g##*-s}/$shards: $(tr , '\n' <<<"${guest_lines[$g]}" | wc -l) tests"
+	[ "$shards" -eq 1 ] || shard_note=", shard ${g##*-s}/$shards, $(tr , "\n" <<<"${guest_lines[$g]}" | wc -l) of $ntests tests"
 	echo "# booting $g: lists $list, L3 key ${run_key[$r]}$shard_note (run folder build/${run_arch[$r]}/runs/upstream-net-$g)"
 	# shellcheck disable=SC2086 # "-i LIST"
 	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -m "$mem" -K "${run_kernel[$r]}" \
