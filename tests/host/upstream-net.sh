@@ -74,19 +74,19 @@ fi
 	die "UPSTREAM_MEM=$mem: a number of MiB, 64 to 4096"
 { [[ $shards =~ ^[1-9][0-9]*$ ]] && [ "$shards" -le 64 ]; } ||
 	die "UPSTREAM_SHARDS=$shards: a number of guests a run, 1 to 64"
-# the lists' tests, one a line
-list_tests=$(for l in ${list//,/ }; do sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "tests/upstream/$l.list"; done)
+# the tests to run, one a line: the lists' lines TESTS matches
+run_tests=$(for l in ${list//,/ }; do sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "tests/upstream/$l.list"; done)
 if [ -n "$only" ]; then
 	# It reaches the guest inside single quotes of a shell command line.
 	[[ $only != *"'"* ]] || die "TESTS=$only: no single quote allowed (it reaches the guest quoted)"
 	[[ $only != *[[:cntrl:]]* ]] || die "TESTS: no control characters allowed"
-	matched=$(grep -cE -e "$only" <<<"$list_tests" 2>/dev/null)
+	run_tests=$(grep -E -e "$only" <<<"$run_tests" 2>/dev/null)
 	[ $? -lt 2 ] || die "TESTS=$only: not an extended regular expression"
-	[ "$matched" -gt 0 ] || die "TESTS=$only: matches no test of the lists $list (tests/upstream/NAME.list)"
-	echo "# TESTS=$only: $matched tests of the lists $list"
+	[ -n "$run_tests" ] || die "TESTS=$only: matches no test of the lists $list (tests/upstream/NAME.list)"
+	echo "# TESTS=$only: $(wc -l <<<"$run_tests") tests of the lists $list"
 fi
 # no shard without a test
-ntests=${matched:-$(wc -l <<<"$list_tests")}
+ntests=$(wc -l <<<"$run_tests")
 [ "$shards" -le "$ntests" ] || shards=$ntests
 for a in $arches; do
 	arch_check "$a" "$prog" || exit 2
@@ -169,8 +169,6 @@ done
 # by tests/upstream/times as guests end).
 guests=()
 declare -A guest_run=() guest_lines=()
-run_tests=$list_tests
-[ -z "$only" ] || run_tests=$(grep -E -e "$only" <<<"$list_tests" 2>/dev/null)
 for r in "${runs[@]}"; do
 	if [ "$shards" -eq 1 ]; then
 		guests+=("$r")
@@ -194,14 +192,15 @@ declare -A run_of=() run_start=()
 trap 'kill "${!run_of[@]}" 2>/dev/null; wait' EXIT
 trap 'exit 130' INT TERM HUP
 reap() {	# waits for one guest and keeps its exit status
-	local pid rc=0
+	local pid g rc=0
 	wait -n -p pid || rc=$?
-	echo "$rc" >"$out/${run_of[$pid]}.status"
+	g=${run_of[$pid]}
+	echo "$rc" >"$out/$g.status"
 	# a filtered run's time says nothing of a whole list's
-	[ -n "$only" ] || echo $(($(date +%s) - ${run_start[$pid]})) >"$out/${run_of[$pid]}.$list.seconds"
-	tests/upstream/times "$out/${run_arch[${guest_run[${run_of[$pid]}]}]}.times" "$out/${run_of[$pid]}.ktap" ||
-		echo "# ${run_of[$pid]}: its tests' times not kept" >&2
-	echo "# ${run_of[$pid]} done after $(($(date +%s) - start)) s: $(grep -cE '^(not )?ok [0-9]' "$out/${run_of[$pid]}.ktap") results, $(grep -c '^not ok [0-9]' "$out/${run_of[$pid]}.ktap") failed (lab boot exit $rc)"
+	[ -n "$only" ] || echo $(($(date +%s) - ${run_start[$pid]})) >"$out/$g.$list.seconds"
+	tests/upstream/times "$out/${run_arch[${guest_run[$g]}]}.times" "$out/$g.ktap" ||
+		echo "# $g: its tests' times not kept" >&2
+	echo "# $g done after $(($(date +%s) - start)) s: $(grep -cE '^(not )?ok [0-9]' "$out/$g.ktap") results, $(grep -c '^not ok [0-9]' "$out/$g.ktap") failed (lab boot exit $rc)"
 	unset "run_of[$pid]" "run_start[$pid]"
 }
 start=$(date +%s)
