@@ -204,12 +204,7 @@ test_tcp_demux_by_owner() {
 	bg socat TCP-LISTEN:8080,fork,reuseaddr SYSTEM:'echo H'
 	bg l3ns exec A socat TCP-LISTEN:8080,fork,reuseaddr SYSTEM:'echo A'
 	bg l3ns exec B socat TCP-LISTEN:8080,fork,reuseaddr SYSTEM:'echo B'
-	i=0
-	while [ "$(ss -H -ltn 'sport = :8080' | wc -l)" -lt 3 ]; do
-		[ $i -lt 50 ] || fail "three listeners on 8080 did not appear"
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_listen "" tcp 8080 3
 	for who in H:1 A:2 B:3; do
 		expect_eq "${who%:*}" "$(socat -t 5 -T 5 - TCP:10.7.0.${who#*:}:8080 </dev/null)" \
 			"answer on 10.7.0.${who#*:}"
@@ -224,12 +219,7 @@ test_tcp_metrics_by_owner() {
 	ip addr add 10.8.0.1/24 dev lo
 	l3ns addr add A 10.8.0.2/24 dev lo
 	bg socat TCP-LISTEN:8090,fork,reuseaddr SYSTEM:'echo x'
-	i=0
-	while [ "$(ss -H -ltn 'sport = :8090' | wc -l)" -lt 1 ]; do
-		[ $i -lt 50 ] || fail "no listener on 8090"
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_listen "" tcp 8090
 	# Metrics are saved when a connection closes: one flow of each.
 	socat -t 5 -T 5 - TCP:10.8.0.1:8090,bind=10.8.0.1 </dev/null >/dev/null
 	l3ns exec A socat -t 5 -T 5 - TCP:10.8.0.1:8090 </dev/null >/dev/null

@@ -29,16 +29,19 @@ in_ns() {
 	ip netns exec "$ns" "$@"
 }
 
-# wait_listen NS PROTO PORT: wait (max 5 s) for a listener, tcp or udp
+# wait_listen NS PROTO PORT [COUNT]: wait (max 5 s) for COUNT (default 1)
+# listeners, tcp or udp.  An empty NS means the current namespace, where
+# the sockets of its L3 namespaces are listed too.
 wait_listen() {
-	local ns=$1 proto=$2 port=$3 i=0 flag=-ltn
+	local ns=$1 proto=$2 port=$3 count=${4:-1} i=0 flag=-ltn
 	[ "$proto" = udp ] && flag=-lun
 	while [ $i -lt 50 ]; do
-		in_ns "$ns" ss -H $flag "sport = :$port" | grep -q . && return 0
+		[ "$(${ns:+in_ns "$ns"} ss -H $flag "sport = :$port" | wc -l)" -ge "$count" ] &&
+			return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
-	fail "$ns: nothing listens on $proto port $port"
+	fail "${ns:-this namespace}: fewer than $count listening on $proto port $port"
 }
 
 # veth NS_A IF_A ADDR_A NS_B IF_B ADDR_B: a veth pair with addresses, up.
