@@ -151,7 +151,9 @@ endif
 
 tree: $(TREE_STAMP)
 
-toolchain:
+# After deps: an arch that is not a default one (ARCH=armhf) gets its
+# compiler and QEMU the way the default ones do.
+toolchain: | deps
 	@command -v $(CROSS_COMPILE)gcc >/dev/null || { \
 		echo "netns-lab: $(CROSS_COMPILE)gcc not found: the $(ARCH) build needs it$(if $(CROSS_COMPILE), (apt-get install $(call arch_get,$(ARCH),cross_packages), or make deps))" >&2; exit 1; }
 

@@ -62,6 +62,8 @@ done
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q=2 || { echo "$prog: apt-get update failed" >&2; exit 1; }
 if [ ${#missing[@]} -gt 0 ]; then
-	apt-get install -y -q=2 --no-install-recommends "${missing[@]}" >/dev/null ||
+	# debconf's "delaying package configuration" note says nothing here.
+	apt-get install -y -q=2 --no-install-recommends "${missing[@]}" \
+		2> >(grep -v '^debconf: delaying package configuration' >&2) >/dev/null ||
 		{ echo "$prog: apt-get install failed for: ${missing[*]}" >&2; exit 1; }
 fi
