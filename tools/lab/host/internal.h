@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
-#include "proto.h"
+#include "../proto.h"
 #include "run.h"
 
 struct node_rt {

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proto.h"
+#include "../proto.h"
 #include "topo.h"
 
 #define DEFAULT_MEM_MIB		256
