@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
 
 int guest_spawn(struct lab *l, int n, FILE *reproduce)

@@ -3,7 +3,8 @@
  * The launcher's run-time state, shared by the files of one job each:
  * hub.c (wires and lan hubs), ctl.c (the control channel to each agent),
  * guest.c (QEMU processes: start, reap, panic, stop), shell.c (lab shell)
- * and run.c (the event loop, setup, tests and their KTAP).
+ * and run.c (the event loop, setup, tests and their KTAP).  The helpers
+ * they all use are base.c's (base.h).
  */
 #ifndef LAB_INTERNAL_H
 #define LAB_INTERNAL_H
@@ -76,18 +77,12 @@ struct lab {
 #define LAB_CONSOLE_MAX	(64 << 20)
 
 /* run.c */
-long lab_now_ms(void);
-/* LEN bytes of SRC into DST (SIZE), control characters and NULs as '?'. */
-void lab_printable(char *dst, size_t size, const char *src, size_t len);
-void lab_fail(struct lab *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /* One round of the event loop, waiting at most MS milliseconds. */
 void lab_pump(struct lab *l, int ms);
 /* Frees L; its guests must be stopped already (lab_stop does both). */
 void lab_free(struct lab *l);
 
 /* hub.c */
-int lab_sock_path(struct sockaddr_un *sa, const char *path);
 int hubs_open(struct lab *l);
 void hubs_close(struct lab *l);
 /* Relays every frame member FROM of H sent: at once, or into its queues. */
@@ -98,8 +93,6 @@ long long hubs_release(struct lab *l);
 int lab_link_step(struct lab *l, const struct topo_test *tt, char *why, size_t size);
 /* The hub of wire W, or NULL if W is not relayed. */
 struct hub *hub_of_wire(struct lab *l, int w);
-/* Microseconds on the monotonic clock: what fault queues count in. */
-long long lab_now_us(void);
 
 /* ctl.c */
 void ctl_connect(struct lab *l, int n);

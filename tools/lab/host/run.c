@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
 
 #define KILL_GRACE_MS	5000	/* a killed command must END within this */
@@ -37,40 +38,6 @@ void lab_signals(void)
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGHUP, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-void lab_printable(char *dst, size_t size, const char *src, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len && i < size - 1; i++)
-		dst[i] = ((unsigned char)src[i] < ' ' && src[i] != '\t') || src[i] == 127 ?
-			 '?' : src[i];
-	dst[i] = '\0';
-}
-
-long lab_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
-void lab_fail(struct lab *l, const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-
-	if (l->failure[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(l->failure, sizeof(l->failure), fmt, ap);
-	va_end(ap);
-	/* One line: it becomes a KTAP "Bail out!" (a command may hold newlines). */
-	for (p = l->failure; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
 }
 
 /* KTAP goes to stdout and to the run folder's results.ktap. */
