@@ -262,14 +262,16 @@ GUEST_CFLAGS := -static -s -O2 -Wall -Wextra -Werror
 # $(call guest_cc,SOURCES): one of them, written whole or not at all.
 guest_cc = $(CROSS_COMPILE)gcc $(GUEST_CFLAGS) -o $(TMP_OUT) $(1) && mv -f $(TMP_OUT) $@
 
-# PID 1 of every guest, with the agent built in (tools/lab/init.c, agent.c):
-# mounts, NIC names, the payload.
+# PID 1 of every guest, with the agent built in (tools/lab/guest: init.c,
+# agent.c): mounts, NIC names, the payload.  It shares only the protocol
+# header, tools/lab/proto.h, with the launcher.
 LAB_INIT := $(B)/bin/lab-init
+LAB_GUEST_SRCS := $(wildcard tools/lab/guest/*.c)
 
-$(LAB_INIT): tools/lab/init.c tools/lab/agent.c tools/lab/agent.h tools/lab/proto.h | toolchain
+$(LAB_INIT): $(LAB_GUEST_SRCS) $(wildcard tools/lab/guest/*.h) tools/lab/proto.h | toolchain
 	@mkdir -p $(@D)
 	@echo "  CC      lab-init ($(ARCH))"
-	@$(call guest_cc,$(filter %.c,$^))
+	@$(call guest_cc,$(LAB_GUEST_SRCS))
 
 # l3ns (tools/l3ns): manages L3 network namespaces inside the guests.
 L3NS := $(B)/bin/l3ns
@@ -384,14 +386,15 @@ floor: $(B)/floor.cpio
 
 RUNS := $(B)/runs
 
-# The host launcher (tools/lab): parses topologies, boots and wires guests.
+# The host launcher (tools/lab/host): parses topologies, boots and wires
+# guests.  It shares only the protocol header, tools/lab/proto.h, with the
+# guest.
 LAB := $(BUILD)/host/lab
-LAB_SRCS := $(wildcard tools/lab/*.c)
-# The launcher's own: agent.c and init.c are the guest's.
-LAB_HOST_SRCS := $(filter-out tools/lab/agent.c tools/lab/init.c,$(LAB_SRCS))
+LAB_HOST_SRCS := $(wildcard tools/lab/host/*.c)
+LAB_HOST_HDRS := $(wildcard tools/lab/host/*.h) tools/lab/proto.h
 # The launcher reads arch/*.conf and configs/common.cmdline at run time,
 # from this clone.
-$(LAB): $(LAB_HOST_SRCS) $(wildcard tools/lab/*.h)
+$(LAB): $(LAB_HOST_SRCS) $(LAB_HOST_HDRS)
 	@mkdir -p $(@D)
 	@echo "  CC      lab (host)"
 	@gcc -O2 -Wall -Wextra -Werror -DLAB_TOP='"$(TOP)"' -o $(TMP_OUT) $(filter %.c,$^) -lm && \
@@ -531,14 +534,14 @@ check: deps
 # there from run to run.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := topo ctl
-FUZZ_SRCS_topo := tools/lab/topo.c tools/lab/fault.c
-FUZZ_SRCS_ctl := $(filter-out tools/lab/lab.c,$(LAB_HOST_SRCS))
+FUZZ_SRCS_topo := tools/lab/host/topo.c tools/lab/host/fault.c
+FUZZ_SRCS_ctl := $(filter-out tools/lab/host/lab.c,$(LAB_HOST_SRCS))
 FUZZ_SEEDS_topo = topo/*.topo tests/topo-errors/*.topo
 FUZZ_SEEDS_ctl = tests/fuzz/ctl/*
 FUZZ_MAXLEN_topo := 4096
 FUZZ_MAXLEN_ctl := 200000
 
-$(BUILD)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $$(FUZZ_SRCS_$$*) $(wildcard tools/lab/*.h)
+$(BUILD)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $$(FUZZ_SRCS_$$*) $(LAB_HOST_HDRS)
 	@mkdir -p $(@D)
 	@command -v clang >/dev/null || { echo "netns-lab: fuzzing needs clang (apt-get install clang)" >&2; exit 1; }
 	@echo "  CC      $(@F) (libFuzzer, ASan, UBSan)"

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness for the launcher's side of the control protocol
- * (tools/lab/proto.h, ctl.c): whatever bytes a guest's agent sends, the
- * launcher must take them or fail that node as garbage, never crash, hang,
- * leak or let a buffer grow past its bound (run under ASan and UBSan by
- * `make fuzz`, seeded with transcripts of real guests in tests/fuzz/ctl/:
- * what the agents sent in x86_64 runs of topo/bridge.topo and of
- * tests/fuzz/ctl-transcripts.topo, read off `strace -xx -e read` of the
- * launcher, each behind a first byte as below; and max-out, by hand: two
- * OUTs of the largest size the protocol allows, which fill the buffer).
+ * (tools/lab/proto.h, tools/lab/host/ctl.c): whatever bytes a guest's
+ * agent sends, the launcher must take them or fail that node as garbage,
+ * never crash, hang, leak or let a buffer grow past its bound (run under
+ * ASan and UBSan by `make fuzz`, seeded with transcripts of real guests in
+ * tests/fuzz/ctl/: what the agents sent in x86_64 runs of topo/bridge.topo
+ * and of tests/fuzz/ctl-transcripts.topo, read off `strace -xx -e read` of
+ * the launcher, each behind a first byte as below; and max-out, by hand:
+ * two OUTs of the largest size the protocol allows, which fill the buffer).
  *
  * The first byte of an input says how the bytes arrive: bits 0-5 the size
  * of each write into the socket (0: all at once, as from a fast guest),
@@ -30,7 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../tools/lab/internal.h"
+#include "../../tools/lab/host/internal.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/lab/topo.h"
+#include "../../tools/lab/host/topo.h"
 
 static void shell_lines(const struct topo *t, const uint8_t *data, size_t size, FILE *err)
 {

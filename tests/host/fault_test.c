@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fault_test: the launcher's fault queue (tools/lab/fault.c) with time
+ * fault_test: the launcher's fault queue (tools/lab/host/fault.c) with time
  * driven by hand, so every figure is exact: the same seed drops the same
  * frames, rates hold over 10,000 frames, delays and pacing land on the
  * microsecond.  KTAP on stdout; unit.sh builds and runs it.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/lab/fault.h"
+#include "../../tools/lab/host/fault.h"
 
 #define FRAMES	10000
 

@@ -549,6 +549,24 @@ test_lab_dump_golden() {
 	[ $bad -eq 0 ]
 }
 
+# The launcher (tools/lab/host) and the guest's init and agent
+# (tools/lab/guest) share one header, tools/lab/proto.h: each side
+# includes only its own headers and ../proto.h, and proto.h includes none.
+test_lab_sides_share_proto_only() {
+	local f dir inc bad=0
+	for f in "$top"/tools/lab/host/*.[ch] "$top"/tools/lab/guest/*.[ch] "$top"/tools/lab/proto.h; do
+		dir=$(dirname "$f")
+		while read -r inc; do
+			[ "$dir" != "$top/tools/lab" ] || { echo "tools/lab/proto.h includes \"$inc\""; bad=1; continue; }
+			[ "$inc" = ../proto.h ] && continue
+			[ "${inc#*/}" = "$inc" ] && [ -f "$dir/$inc" ] && continue
+			echo "${f#"$top"/}: #include \"$inc\" is not its side's own nor ../proto.h"
+			bad=1
+		done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+	done
+	[ $bad -eq 0 ]
+}
+
 # An arch is one file: with arch/toy.conf next to the others, the launcher
 # knows the arch, boots it with that file's QEMU, machine and command
 # line, and names it among the known ones; without it, toy is refused.
@@ -620,7 +638,7 @@ test_fault_queue() {
 	local d out
 	d=$(scratch)
 	gcc -O2 -Wall -Wextra -Werror -o "$d/fault_test" "$top/tests/host/fault_test.c" \
-		"$top/tools/lab/fault.c" -lm || { fail "fault_test does not build"; return; }
+		"$top/tools/lab/host/fault.c" -lm || { fail "fault_test does not build"; return; }
 	out=$("$d/fault_test") || fail "$(grep -v '^ok' <<<"$out")"
 }
 
@@ -1112,6 +1130,7 @@ ktap_run "lab help and lab VERB --help print usage; unknown verbs named" test_la
 ktap_run "lab argv prints the QEMU lines in tests/lab-argv (golden files)" test_lab_argv_golden
 ktap_run "lab dump prints the parsed topologies in tests/lab-dump (golden files)" test_lab_dump_golden
 ktap_run "an arch is one file: arch/NAME.conf is all the launcher reads" test_arch_is_one_file
+ktap_run "the launcher and the guest share tools/lab/proto.h, no other header" test_lab_sides_share_proto_only
 ktap_run "a command longer than the protocol's is a FILE:LINE error" test_command_too_long
 ktap_run "a hostile agent's lengths and statuses fail its node, named" test_hostile_agent
 ktap_run "a deaf agent, a closed channel, a late panic, a console flood: exit 2, named" test_lost_guests

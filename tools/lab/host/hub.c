@@ -12,34 +12,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
 
 /* QEMU's NET_BUFSIZE: the largest frame a NIC hands its netdev, and more. */
 #define HUB_FRAME_MAX	69632
-
-int lab_sock_path(struct sockaddr_un *sa, const char *path)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa->sun_path)) {
-		fprintf(stderr, "lab: %s: socket path longer than %zu bytes\n",
-			path, sizeof(sa->sun_path) - 1);
-		return -1;
-	}
-	strcpy(sa->sun_path, path);
-	return 0;
-}
-
-long long lab_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
 
 static int hub_open(struct lab *l, struct hub *h, int w)
 {

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The launcher's run-time state, shared by the files of one job each:
- * hub.c (wires and lan hubs), ctl.c (the control channel to each agent),
- * guest.c (QEMU processes: start, reap, panic, stop), shell.c (lab shell)
- * and run.c (the event loop, setup, tests and their KTAP).
+ * The launcher's run-time state, shared by the files of one job each; a
+ * file calls only those below it:
+ *   run.c    a whole run: start, setup, tests and their KTAP, stop (run.h)
+ *   shell.c  lab shell: commands from the terminal
+ *   loop.c   the event loop, and a command run through it
+ *   link.c   link steps: a NIC's carrier, a wire's impairments
+ *   ctl.c    the control channel to each agent
+ *   guest.c  QEMU processes: start, reap, panic, stop
+ *   hub.c    wires and lan hubs
+ *   base.c   the helpers they all use (base.h)
  */
 #ifndef LAB_INTERNAL_H
 #define LAB_INTERNAL_H
@@ -12,7 +18,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
-#include "proto.h"
+#include "../proto.h"
 #include "run.h"
 
 struct node_rt {
@@ -76,30 +82,35 @@ struct lab {
 #define LAB_CONSOLE_MAX	(64 << 20)
 
 /* run.c */
-long lab_now_ms(void);
-/* LEN bytes of SRC into DST (SIZE), control characters and NULs as '?'. */
-void lab_printable(char *dst, size_t size, const char *src, size_t len);
-void lab_fail(struct lab *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* One round of the event loop, waiting at most MS milliseconds. */
-void lab_pump(struct lab *l, int ms);
 /* Frees L; its guests must be stopped already (lab_stop does both). */
 void lab_free(struct lab *l);
 
+/* loop.c (and lab_signals, lab_command: run.h) */
+/* One round of the event loop, waiting at most MS milliseconds. */
+void lab_pump(struct lab *l, int ms);
+/*
+ * Node N's control channel closed while a command ran: fails L, naming a
+ * panic if its QEMU exits within the grace time.
+ */
+void lab_node_lost(struct lab *l, int n);
+/*
+ * Node N's command in flight: a closed channel fails L, a command past its
+ * deadline is killed once; 1 if it has not ended the grace time after that.
+ */
+int lab_command_overdue(struct lab *l, int n);
+
 /* hub.c */
-int lab_sock_path(struct sockaddr_un *sa, const char *path);
 int hubs_open(struct lab *l);
 void hubs_close(struct lab *l);
 /* Relays every frame member FROM of H sent: at once, or into its queues. */
 void hub_relay(struct hub *h, int from);
 /* Sends every queued frame that is due; returns when the next one is, or -1. */
 long long hubs_release(struct lab *l);
-/* link.c: a link-down, link-up or link-set; 0, or -1 with the reason in WHY. */
-int lab_link_step(struct lab *l, const struct topo_test *tt, char *why, size_t size);
 /* The hub of wire W, or NULL if W is not relayed. */
 struct hub *hub_of_wire(struct lab *l, int w);
-/* Microseconds on the monotonic clock: what fault queues count in. */
-long long lab_now_us(void);
+
+/* link.c: a link-down, link-up or link-set; 0, or -1 with the reason in WHY. */
+int lab_link_step(struct lab *l, const struct topo_test *tt, char *why, size_t size);
 
 /* ctl.c */
 void ctl_connect(struct lab *l, int n);
@@ -130,7 +141,6 @@ int guest_spawn(struct lab *l, int n, FILE *reproduce);
 void guests_reap(struct lab *l);
 /* About once a second: a console log over LAB_CONSOLE_MAX fails L. */
 void guests_check_consoles(struct lab *l);
-int guests_wait_ready(struct lab *l);
 void guests_stop(struct lab *l);
 /* After guests_stop: a BUG, WARN, KASAN, lockdep or RCU report fails L. */
 void guests_check_reports(struct lab *l);

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proto.h"
+#include "../proto.h"
 #include "topo.h"
 
 #define DEFAULT_MEM_MIB		256
@@ -130,6 +130,24 @@ static const char *bad_ifname(const char *s)
 	if (!strncmp(s, "labtmp", 6))
 		return "interface names starting with 'labtmp' are the guest init's own";
 	return NULL;
+}
+
+/*
+ * NAME, the node a link, lan, test or link step refers to, into NODE
+ * (TOPO_NAME_MAX) for pass two; 0, or -1 after an error.  A name longer
+ * than a node's may be is no node, not the node its first 15 characters
+ * name.
+ */
+static int node_ref(struct parser *p, const char *name, char *node)
+{
+	size_t len = strlen(name);
+
+	if (len >= TOPO_NAME_MAX) {
+		error_at(p, p->line, "unknown node '%s' (node names have at most 15 characters)", name);
+		return -1;
+	}
+	memcpy(node, name, len + 1);
+	return 0;
 }
 
 /* Parses "key=N" with N in [min, max]; 0 and an error otherwise. */
@@ -341,12 +359,30 @@ static void add_setup_line(struct parser *p, const char *line)
 	n->nsetup++;
 }
 
+/*
+ * W, NODE:IFACE with its colon at COLON, into NODE and IFNAME
+ * (TOPO_NAME_MAX each), the node for pass two; 0, or -1 after an error.
+ */
+static int read_endpoint(struct parser *p, char *w, char *colon, char *node, char *ifname)
+{
+	const char *why;
+
+	*colon = '\0';
+	why = bad_ifname(colon + 1);
+	if (why) {
+		error_at(p, p->line, "%s:%s: %s", w, colon + 1, why);
+		return -1;
+	}
+	if (node_ref(p, w, node))
+		return -1;
+	memcpy(ifname, colon + 1, strlen(colon + 1) + 1);
+	return 0;
+}
+
 /* "node:ifname" into wire member M, the node name kept for pass two. */
 static void parse_endpoint(struct parser *p, int wire, char *w)
 {
 	struct topo_wire *wr = &p->t->wires[wire];
-	struct topo_endpoint *ep;
-	const char *why;
 	char *colon = strchr(w, ':');
 
 	if (!colon || colon == w || !colon[1]) {
@@ -357,16 +393,9 @@ static void parse_endpoint(struct parser *p, int wire, char *w)
 		error_at(p, p->line, "more than %d members on one wire", TOPO_MAX_MEMBERS);
 		return;
 	}
-	*colon = '\0';
-	why = bad_ifname(colon + 1);
-	if (why) {
-		error_at(p, p->line, "%s:%s: %s", w, colon + 1, why);
-		return;
-	}
-	ep = &wr->members[wr->nmembers];
-	snprintf(ep->ifname, sizeof(ep->ifname), "%s", colon + 1);
-	snprintf(p->ep_node[wire][wr->nmembers], TOPO_NAME_MAX, "%.15s", w);
-	wr->nmembers++;
+	if (!read_endpoint(p, w, colon, p->ep_node[wire][wr->nmembers],
+			   wr->members[wr->nmembers].ifname))
+		wr->nmembers++;
 }
 
 static struct topo_wire *new_wire(struct parser *p)
@@ -546,7 +575,8 @@ static void parse_test(struct parser *p, char *rest)
 	}
 	if (strlen(rest) > PROTO_MAX_CMD)
 		error_at(p, p->line, "command longer than %d bytes", PROTO_MAX_CMD);
-	snprintf(p->test_node[idx], TOPO_NAME_MAX, "%.15s", w);
+	if (node_ref(p, w, p->test_node[idx]))
+		return;
 	tt->description = xstrdup(desc);
 	tt->command = xstrdup(rest);
 	p->t->ntests++;
@@ -579,14 +609,12 @@ static int read_step(struct parser *p, const char *kw, char *rest, struct topo_t
 	tt->node = -1;
 	tt->step = step_named(kw);
 	colon = w ? strchr(w, ':') : NULL;
-	if (!colon || colon == w || !colon[1] || strlen(colon + 1) >= TOPO_NAME_MAX ||
-	    colon - w >= TOPO_NAME_MAX) {
+	if (!colon || colon == w || !colon[1]) {
 		error_at(p, p->line, "%s needs NODE:IFACE, found '%s'", kw, w ? w : "");
 		return -1;
 	}
-	*colon = '\0';
-	snprintf(node, TOPO_NAME_MAX, "%s", w);
-	snprintf(ifname, TOPO_NAME_MAX, "%s", colon + 1);
+	if (read_endpoint(p, w, colon, node, ifname))
+		return -1;
 	rest += strspn(rest, " \t");
 	if (tt->step != TOPO_LINK_SET) {
 		if (*rest)

@@ -20,7 +20,7 @@
 
 #include "arch.h"
 #include "dump.h"
-#include "proto.h"
+#include "../proto.h"
 #include "run.h"
 #include "topo.h"
 

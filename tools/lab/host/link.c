@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
 
 #define QMP_TIMEOUT_MS	5000

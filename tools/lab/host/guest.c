@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
 
 int guest_spawn(struct lab *l, int n, FILE *reproduce)
@@ -155,32 +156,6 @@ void guests_reap(struct lab *l)
 				 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
 				 l->t->nodes[n].name);
 		}
-	}
-}
-
-int guests_wait_ready(struct lab *l)
-{
-	long deadline = lab_now_ms() + l->o->boot_timeout_s * 1000L;
-	int n, waiting;
-
-	for (;;) {
-		waiting = -1;
-		for (n = 0; n < l->t->nnodes; n++)
-			if (!l->nodes[n].ready) {
-				waiting = n;
-				break;
-			}
-		if (waiting < 0)
-			return 0;
-		if (l->failure[0])
-			return -1;
-		if (lab_now_ms() > deadline) {
-			lab_fail(l, "node %s did not come up within %ds (see %s.console.log)",
-				 l->t->nodes[waiting].name, l->o->boot_timeout_s,
-				 l->t->nodes[waiting].name);
-			return -1;
-		}
-		lab_pump(l, 100);
 	}
 }
 

@@ -5,9 +5,10 @@
  * need and the payload images attached, names the NICs, brings them up,
  * keeps a shell on the console, runs the payload the kernel command line
  * names (lab.run=NAME runs /lab/run/NAME; the launcher's guests run
- * agent, built in: tools/lab/agent.c) with its output on the results port (/dev/hvc0, a virtio
- * console the host reads) and powers off: with -no-reboot, QEMU exits
- * when the guest reboots, on both arches, with no ACPI needed.
+ * agent, built in: agent.c beside this file) with its output on the
+ * results port (/dev/hvc0, a virtio console the host reads) and powers
+ * off: with -no-reboot, QEMU exits when the guest reboots, on both
+ * arches, with no ACPI needed.
  *
  * C, not a shell script: under TCG every fork and exec of a shell, cat or
  * ip costs the boot some 10-40 ms, and a guest reaches its first test

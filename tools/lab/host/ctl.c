@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "internal.h"
 
 void ctl_connect(struct lab *l, int n)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lab-agent: runs in every guest, forked by /init (lab-init, tools/lab/init.c,
- * which it is linked into: no exec, no second static binary to page in
+ * lab-agent: runs in every guest, forked by /init (lab-init, init.c beside
+ * it, which it is linked into: no exec, no second static binary to page in
  * from the disk).  It finds the virtio-serial port the launcher talks on,
  * says READY, then runs each command it is sent with /bin/sh -c,
- * streaming the output back and ending with the exit status (proto.h).
+ * streaming the output back and ending with the exit status (../proto.h,
+ * the one header the guest shares with the launcher).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -20,7 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "proto.h"
+#include "../proto.h"
 
 static void die(const char *fmt, ...)
 {
