@@ -117,12 +117,12 @@ fi
 
 # The idle L3 namespace: one test of its own, so that a failure to make it
 # is not mistaken for a round's.
-idle_namespace() {	# idle_namespace NUMBER
+idle_namespace() {
 	if l3ns add upstream-idle >/tmp/l3ns.log 2>&1 && [ "$(l3ns list | grep -c upstream-idle)" -eq 1 ]; then
-		echo "ok $1 an idle, pinned L3 namespace is alive ($label)"
+		ktap_result ok "an idle, pinned L3 namespace is alive ($label)"
 	else
-		echo "not ok $1 an idle, pinned L3 namespace is alive ($label)"
-		sed 's/^/# /' /tmp/l3ns.log
+		ktap_result fail "an idle, pinned L3 namespace is alive ($label)"
+		ktap_diag </tmp/l3ns.log
 	fi
 }
 
@@ -133,7 +133,7 @@ off)
 	;;
 on)
 	ktap_header $((tests + 1))
-	idle_namespace 1
+	idle_namespace
 	chroot "$root" /selftests/run-net 2 "$list" "$skips" "$label, L3 key on"
 	;;
 esac

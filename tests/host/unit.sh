@@ -736,9 +736,9 @@ test_upstream_runner() {
 		'skipmore | c, here | c ; d' 'skiptest | t, here' 'subs | in part | two no.2; three;no name ; five' >"$d/skips"
 	out=$(cd "$d" && UPSTREAM_DIR=$d/net UPSTREAM_TIMEOUT=3 "$top/tests/upstream/run-net" 3 list skips "key off" | grep -v "^# time: ")
 	expect_eq "ok 3 pass (key off)
-    KTAP version 1
-    1..1
-    not ok 1 it
+  KTAP version 1
+  1..1
+  not ok 1 it
 not ok 4 fail (key off)
 # exit status 1
 # TEST: it  [FAIL]
@@ -747,72 +747,72 @@ ok 6 skip -y (key off)
 not ok 7 hang (key off)
 # timed out after 3s
 ok 8 skip -z (key off)
-    KTAP version 1
-    1..1
-    not ok 1 b
+  KTAP version 1
+  1..1
+  not ok 1 b
 not ok 9 quiet (key off)
 # exit status 0, but its output reports a failed case
 # TEST: b  [FAIL]
-    KTAP version 1
-    1..5
-    ok 1 one
-    ok 2 two no.2 # SKIP
-    ok 3 three # SKIP no cause
-    ok 4 no name # SKIP no name
-    ok 5 five # SKIP lower
+  KTAP version 1
+  1..5
+  ok 1 one
+  ok 2 two no.2 # SKIP
+  ok 3 three # SKIP no cause
+  ok 4 no name # SKIP no name
+  ok 5 five # SKIP lower
 ok 10 subs (key off)
-    KTAP version 1
-    1..2
-    ok 1 fine
-    not ok 2 broken
+  KTAP version 1
+  1..2
+  ok 1 fine
+  not ok 2 broken
 not ok 11 subfail (key off)
 # exit status 0, but its output reports a failed case
 # ok 1 fine
 # not ok 2 broken
 ok 12 noexec (key off)
-    KTAP version 1
-    1..1
-    not ok 1 c
+  KTAP version 1
+  1..1
+  not ok 1 c
 not ok 13 own124 (key off)
 # exit status 124
 # TEST: c  [FAIL]
-    KTAP version 1
-    1..2
-    ok 1 a
-    not ok 2 b
+  KTAP version 1
+  1..2
+  ok 1 a
+  not ok 2 b
 not ok 14 skipfail (key off)
 # skipped (exit status 4), but its output reports a failed case
 # PASS: a
 # FAIL: b
-    KTAP version 1
-    1..2
-    ok 1 a
-    ok 2 c # SKIP
+  KTAP version 1
+  1..2
+  ok 1 a
+  ok 2 c # SKIP
 ok 15 skipok (key off) # SKIP c, here
-    KTAP version 1
-    1..2
-    ok 1 c # SKIP
-    ok 2 gre tests: no netns # SKIP
+  KTAP version 1
+  1..2
+  ok 1 c # SKIP
+  ok 2 gre tests: no netns # SKIP
 not ok 16 skipmore (key off)
 # skipped, but not the cases skips lists: skipped unlisted: gre tests: no netns. listed, not skipped: d.
 # SKIP: c
 # SKIP gre tests: no netns
-    KTAP version 1
-    1..1
-    not ok 1 t
+  KTAP version 1
+  1..1
+  not ok 1 t
 not ok 17 skiptest (key off)
 # skipped (exit status 4), but its output reports a failed case
 # TEST: t  [FAIL]
-    KTAP version 1
-    1..1
-    not ok 1 d
+  KTAP version 1
+  1..1
+  not ok 1 d
 not ok 18 failzero (key off)
 # exit status 0, but its output reports a failed case
 # FAIL: d
-    KTAP version 1
-    1..2
-    ok 1 p
-    ok 2 part # SKIP
+  KTAP version 1
+  1..2
+  ok 1 p
+  ok 2 part # SKIP
 not ok 19 zeroskip (key off)
 # exit status 0, but it skipped cases skips does not list: part
 # PASS: p
@@ -852,7 +852,7 @@ ok 3 pass (key on)" "$out" "an unexpected skip"
 test_upstream_merge() {
 	local d out
 	d=$(scratch)
-	printf 'KTAP version 1\n1..3\nok 1 a (x86_64, key off)\n    ok 1 sub\nnot ok 2 b (x86_64, key off)\n# why b\nnot ok 3 c (x86_64, key on)\n' >"$d/x86_64.ktap"
+	printf 'KTAP version 1\n1..3\nok 1 a (x86_64, key off)\n  ok 1 sub\nnot ok 2 b (x86_64, key off)\n# why b\nnot ok 3 c (x86_64, key on)\n' >"$d/x86_64.ktap"
 	echo 1 >"$d/x86_64.status"
 	: >"$d/x86_64.err"
 	printf 'KTAP version 1\n1..3\nok 1 a (arm64, key off)\nBail out! a kernel report\n' >"$d/arm64.ktap"
@@ -862,7 +862,7 @@ test_upstream_merge() {
 	expect_eq "KTAP version 1
 1..5
 ok 1 a (x86_64, key off)
-    ok 1 sub
+  ok 1 sub
 not ok 2 b (x86_64, key off)
 # why b
 not ok 3 c (x86_64, key on)
@@ -876,8 +876,8 @@ not ok 5 arm64: the guest ran every test of its plan (1 of 3 results, lab boot e
 	# first time there; g fails X there too, but reported one case more
 	# there (its Nth times do not say the same); a bail-out fails a guest
 	# whatever its status
-	printf 'KTAP version 1\n1..7\nok 1 a (x86_64, key off)\nnot ok 2 b (x86_64, key off)\n# why b\n    not ok 1 C1\n    not ok 2 C2 # SKIP no\nnot ok 3 c (x86_64, key on)\n    not ok 1 D1\n    not ok 2 D2\nnot ok 4 d (x86_64, key on)\n# exit status 1\nnot ok 5 e (x86_64, key on)\n# not run: the suite'"'"'s time ran out\n    ok 1 X\n    not ok 2 X\nnot ok 6 f (x86_64, key on)\n# exit status 1\n    not ok 1 X\nnot ok 7 g (x86_64, key on)\n# exit status 1\n' >"$d/x86_64.ktap"
-	printf 'KTAP version 1\n1..4\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\n# why b\nok 3 c (x86_64, no series)\n    not ok 1 D1\nnot ok 4 d (x86_64, no series)\n# exit status 1\nnot ok 5 e (x86_64, no series)\n# timed out after 9s\n    not ok 1 X\n    ok 2 X\nnot ok 6 f (x86_64, no series)\n# exit status 1\n    not ok 1 X\n    ok 2 Y\nnot ok 7 g (x86_64, no series)\n# exit status 1\nBail out! late\n' \
+	printf 'KTAP version 1\n1..7\nok 1 a (x86_64, key off)\nnot ok 2 b (x86_64, key off)\n# why b\n  not ok 1 C1\n  not ok 2 C2 # SKIP no\nnot ok 3 c (x86_64, key on)\n  not ok 1 D1\n  not ok 2 D2\nnot ok 4 d (x86_64, key on)\n# exit status 1\nnot ok 5 e (x86_64, key on)\n# not run: the suite'"'"'s time ran out\n  ok 1 X\n  not ok 2 X\nnot ok 6 f (x86_64, key on)\n# exit status 1\n  not ok 1 X\nnot ok 7 g (x86_64, key on)\n# exit status 1\n' >"$d/x86_64.ktap"
+	printf 'KTAP version 1\n1..4\nok 1 a (x86_64, no series)\nnot ok 2 b (x86_64, no series)\n# why b\nok 3 c (x86_64, no series)\n  not ok 1 D1\nnot ok 4 d (x86_64, no series)\n# exit status 1\nnot ok 5 e (x86_64, no series)\n# timed out after 9s\n  not ok 1 X\n  ok 2 X\nnot ok 6 f (x86_64, no series)\n# exit status 1\n  not ok 1 X\n  ok 2 Y\nnot ok 7 g (x86_64, no series)\n# exit status 1\nBail out! late\n' \
 		>"$d/x86_64-baseline.ktap"
 	echo 1 >"$d/x86_64-baseline.status"
 	# the key on's guest of the same arch meets the same baseline
@@ -889,12 +889,12 @@ not ok 5 arm64: the guest ran every test of its plan (1 of 3 results, lab boot e
 ok 1 a (x86_64, key off)
 ok 2 b (x86_64, key off) # SKIP fails without the series too (why b)
 # why b
-    not ok 1 C1
-    not ok 2 C2 # SKIP no
+  not ok 1 C1
+  not ok 2 C2 # SKIP no
 not ok 3 c (x86_64, key on)
 # without the series: ok: a failure of the series
-    not ok 1 D1
-    not ok 2 D2
+  not ok 1 D1
+  not ok 2 D2
 not ok 4 d (x86_64, key on)
 # without the series: fail (exit status 1): a failure of the series
 #   fails only with the series: D2 #1
@@ -902,13 +902,13 @@ not ok 4 d (x86_64, key on)
 not ok 5 e (x86_64, key on)
 # without the series: fail (timed out after 9s): a failure of the series
 # not run: the suite's time ran out
-    ok 1 X
-    not ok 2 X
+  ok 1 X
+  not ok 2 X
 not ok 6 f (x86_64, key on)
 # without the series: fail (exit status 1): a failure of the series
 #   fails only with the series: X #2
 # exit status 1
-    not ok 1 X
+  not ok 1 X
 not ok 7 g (x86_64, key on)
 # without the series: fail (exit status 1): a failure of the series
 # exit status 1
@@ -970,7 +970,7 @@ test_upstream_tests_filter_refused() {
 test_upstream_join() {
 	local d out
 	d=$(scratch)
-	printf 'KTAP version 1\n1..2\nok 1 idle (arm64)\nok 2 a (arm64, key on)\n    1..1\n    ok 1 A\n' >"$d/arm64-on-s0.ktap"
+	printf 'KTAP version 1\n1..2\nok 1 idle (arm64)\nok 2 a (arm64, key on)\n  1..1\n  ok 1 A\n' >"$d/arm64-on-s0.ktap"
 	printf 'KTAP version 1\n1..2\nok 1 idle (arm64)\nnot ok 2 b (arm64, key on)\n# exit status 1\n' >"$d/arm64-on-s1.ktap"
 	echo 0 >"$d/arm64-on-s0.status"
 	echo 1 >"$d/arm64-on-s1.status"
@@ -981,8 +981,8 @@ test_upstream_join() {
 1..4
 ok 1 idle (arm64)
 ok 2 a (arm64, key on)
-    1..1
-    ok 1 A
+  1..1
+  ok 1 A
 ok 1 idle (arm64)
 not ok 2 b (arm64, key on)
 # exit status 1" "$(cat "$d/arm64-on.ktap")" "two shards joined"
@@ -993,8 +993,8 @@ not ok 2 b (arm64, key on)
 1..4
 ok 1 idle (arm64)
 ok 2 a (arm64, key on)
-    1..1
-    ok 1 A
+  1..1
+  ok 1 A
 ok 3 idle (arm64)
 not ok 4 b (arm64, key on)
 # exit status 1" "$out" "the joined run merged"
@@ -1020,7 +1020,7 @@ test_upstream_split() {
 	local d out
 	d=$(scratch)
 	printf '9\tkept\n1\ta\n' >"$d/x.times"
-	printf 'KTAP version 1\n1..4\nok 1 an idle namespace (x86_64)\n    ok 1 nested\n    # time: 77s\n' >"$d/g.ktap"
+	printf 'KTAP version 1\n1..4\nok 1 an idle namespace (x86_64)\n  ok 1 nested\n  # time: 77s\n' >"$d/g.ktap"
 	printf 'ok 2 a (x86_64, L3 key off)\n# time: 100s\nnot ok 3 b -4 (x86_64, L3 key off)\n# time: 2s\n# time: 30s\n' >>"$d/g.ktap"
 	printf 'ok 4 c (x86_64, L3 key on) # SKIP no c here\n# time: 20s\n' >>"$d/g.ktap"
 	# cut short by the suite's time: its last time stays
