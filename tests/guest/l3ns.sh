@@ -26,22 +26,23 @@ suite_cleanup() {
 }
 
 # kselftest_results LOG: the l3net kselftest's results as this suite's own
-# tests, each failure with the harness output of its test, and a passing
-# test with what it logged (TH_LOG: a part it could not check here).  The
-# harness names a skipped test only in its "RUN" line ("ok N # SKIP why").
+# tests, ktap_results records (tests/lib/ktap.sh): each failure with the
+# harness output of its test, and a passing test with what it logged
+# (TH_LOG: a part it could not check here).  The harness names a skipped
+# test only in its "RUN" line ("ok N # SKIP why").
 kselftest_results() {
-	awk -v n="$ktap_count" '
+	awk '
 	/^#  RUN / { diag = ""; logged = ""; name = $3; sub(/^l3net\./, "", name); next }
 	/^# .*l3net\.c:[0-9]+:[a-z_0-9]+:/ { logged = logged $0 "\n" }
 	/^ok [0-9]+ # SKIP/ {
 		sub(/^ok [0-9]+ # SKIP */, "")
-		printf "ok %d kselftest l3net: %s # SKIP %s\n", ++n, name, $0
+		printf "skip\tkselftest l3net: %s\t%s\n", name, $0
 		next
 	}
 	/^(not )?ok [0-9]+ l3net\./ {
-		ok = $1 == "ok" ? "ok" : "not ok"
+		ok = $1 == "ok" ? "ok" : "fail"
 		sub(/^(not )?ok [0-9]+ l3net\./, "")
-		printf "%s %d kselftest l3net: %s\n%s", ok, ++n, $0, ok == "ok" ? logged : diag
+		printf "%s\tkselftest l3net: %s\n%s", ok, $0, ok == "ok" ? logged : diag
 		next
 	}
 	/^#/ { diag = diag $0 "\n" }' "$1"
@@ -260,18 +261,17 @@ test_bind_bhash() {
 
 # The kselftest runs first, as a whole, so that the plan can count its tests.
 log=/tmp/l3net.kselftest.log
-results=/tmp/l3net.kselftest.ktap
+results=/tmp/l3net.kselftest.results
 if [ ! -x "$KSELFTESTS/l3net" ]; then
-	echo "not ok 1 kselftest l3net: no $KSELFTESTS/l3net (lab boot -i kselftests)" >$results
+	printf 'fail\tkselftest l3net: no %s/l3net (lab boot -i kselftests)\n' "$KSELFTESTS" >$results
 else
 	"$KSELFTESTS/l3net" >$log 2>&1 || true
 	kselftest_results $log >$results
-	grep -q . $results || { echo "not ok 1 kselftest l3net: no results"; sed 's/^/# /' $log; } >$results
+	grep -q . $results || { printf 'fail\tkselftest l3net: no results\n'; ktap_diag <$log; } >$results
 fi
-cases=$(grep -cE '^(not )?ok ' $results)
+cases=$(grep -vc '^#' $results)
 ktap_header $((cases + 13))
-cat $results
-ktap_count=$cases
+ktap_results <$results
 ktap_run "l3ns: add, addr add/del, list, identify, exec, del" test_cli_roundtrip
 ktap_run "l3ns: bad input fails with one line and changes nothing" test_cli_errors
 ktap_run "l3ns: exec gives CMD its own mount namespace, /run/l3ns read-only" test_exec_mount_ns
