@@ -109,13 +109,13 @@ declare -A built=()
 build() {
 	local arch=$1
 	[ -z "${built[$arch]:-}" ] || return "${built[$arch]}"
-	echo "# building kernel and userland for $arch (log: $out/build-$arch.log)"
+	ktap_note "building kernel and userland for $arch (log: $out/build-$arch.log)"
 	if make -s --no-print-directory ARCH="$arch" kernel userland >"$out/build-$arch.log" 2>&1; then
 		built[$arch]=0
 	else
 		built[$arch]=1
-		echo "# build for $arch failed:"
-		tail -n 20 "$out/build-$arch.log" | sed 's/^/#   /'
+		ktap_note "build for $arch failed:"
+		tail -n 20 "$out/build-$arch.log" | sed 's/^/  /' | ktap_diag
 	fi
 	return "${built[$arch]}"
 }
@@ -125,7 +125,7 @@ run_suite() {
 	local name=$1 log p f s
 	shift
 	log=$out/$name.ktap
-	"$@" 2>&1 | tee "$log" | sed -u 's/^/  /'
+	"$@" 2>&1 | tee "$log" | ktap_nest
 	read -r p f s < <(awk -f tools/ktap/count.awk "$log")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -eq 0 ]; then
