@@ -205,6 +205,6 @@ int main(void)
 		fault_queue_free(&q);
 	}
 
-	printf("# %d passed, %d failed\n", num - failed, failed);
+	printf("%d passed, %d failed, 0 skipped\n", num - failed, failed);
 	return failed ? 1 : 0;
 }

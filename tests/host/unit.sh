@@ -622,6 +622,8 @@ test_fault_queue() {
 	gcc -O2 -Wall -Wextra -Werror -o "$d/fault_test" "$top/tests/host/fault_test.c" \
 		"$top/tools/lab/fault.c" -lm || { fail "fault_test does not build"; return; }
 	out=$("$d/fault_test") || fail "$(grep -v '^ok' <<<"$out")"
+	# its closing line is the one of every KTAP run
+	expect_eq "$("$top/tools/ktap/close.sh" <(echo "$out"))" "$(tail -n 1 <<<"$out")" "fault_test's closing line"
 }
 
 # A guest image: reproducible, readable by every user from its root down
