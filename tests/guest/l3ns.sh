@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
 # check: per arch
 # images: kselftests
 #
@@ -9,14 +10,17 @@
 # reuseport selftests with no L3 namespace created (they must behave as on a
 # kernel without the series).  The multi-guest half is topo/l3ns.topo.
 
+# shellcheck source=tests/guest/lib.sh
 . /lab/tests/lib.sh
 
 KSELFTESTS=/lab/kselftests
 
 # after lib.sh's test_cleanup: pins and test addresses go too
 suite_cleanup() {
-	local name
-	for name in $(ls /run/l3ns 2>/dev/null); do
+	local pin name
+	for pin in /run/l3ns/*; do
+		[ -e "$pin" ] || continue
+		name=${pin##*/}
 		l3ns del "$name" 2>/dev/null || true
 		# what a test stacked on a pin outlives l3ns del
 		while umount "/run/l3ns/$name" 2>/dev/null; do :; done
@@ -134,7 +138,7 @@ test_exec_mount_ns() {
 	l3ns add B
 	outside=$(stat -L -c %i /proc/self/ns/mnt)
 	inside=$(l3ns exec A stat -L -c %i /proc/self/ns/mnt)
-	[ -n "$inside" ] && [ "$inside" != "$outside" ] ||
+	{ [ -n "$inside" ] && [ "$inside" != "$outside" ]; } ||
 		fail "mount namespace inside exec: '$inside', outside: '$outside'"
 	rc=0
 	err=$(l3ns exec A touch /run/l3ns/x 2>&1) || rc=$?
@@ -239,7 +243,9 @@ regression() {
 	# built with every userland: missing means the image is not attached
 	[ -x "$KSELFTESTS/$1" ] || fail "no $KSELFTESTS/$1 (lab boot -i kselftests)"
 	[ ! -e /proc/self/ns/l3net ] || fail "running inside an L3 namespace"
-	"$KSELFTESTS/$@"
+	local prog=$1
+	shift
+	"$KSELFTESTS/$prog" "$@"
 }
 
 test_reuseport_dualstack() { regression reuseport_dualstack; }

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
 #
 # make stress-l3, guest side (tests/host/stress-l3.sh boots it on the DEBUG=1
 # kernel): many short lives of L3 namespaces, several at once, to shake
@@ -27,6 +28,7 @@
 # lab.stress.cycles=N and lab.stress.workers=N on the kernel command line
 # (STRESS_CYCLES, STRESS_WORKERS) override the defaults, 1000 and 4.
 
+# shellcheck source=tests/guest/lib.sh
 . /lab/tests/lib.sh
 
 opt() {	# opt NAME DEFAULT: lab.stress.NAME from the kernel command line

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
 #
 # images: netselftests
 #
@@ -32,6 +33,7 @@
 # netselftests image, a Debian root of its own with /proc, /sys, /dev,
 # /run and /tmp of this guest bound in.
 
+# shellcheck source=tests/lib/ktap.sh
 . /lab/tests/ktap.sh
 
 key=${1:-off} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540} cap=${5:-300} only=${6:-}
@@ -49,7 +51,7 @@ esac
 case $seconds$cap in
 '' | *[!0-9]*) echo "upstream-net: SECONDS and CAP must be numbers, not '$seconds' '$cap'" >&2; exit 2 ;;
 esac
-count= lines=all
+count='' lines=all
 if [ -n "$share" ]; then
 	count=${share%%:*} lines=${share#*:}
 	case $share in *:*) ;; *) count=bad ;; esac

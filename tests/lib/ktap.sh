@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh; the host's bash sources it too
 #
 # The one KTAP v1 writer of the shell scripts, guest suites (dash) and host
 # scripts (bash) alike: ktap_header, ktap_result, ktap_diag and ktap_note,
