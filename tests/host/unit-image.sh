@@ -25,7 +25,7 @@ test_image_builder() {
 		# a builder's umask 077 and a 0700 source: still readable by all
 		(umask 077 && "$top/initramfs/build-image.sh" "$d/$out.erofs" --base "$d/base.cpio" \
 			--dir lab/kselftests lab/run/x="$d/payload" >/dev/null) ||
-			{ fail "build-image.sh failed"; return; }
+			fail "build-image.sh failed"
 		touch "$d/payload"
 	done
 	a=$(sha256sum <"$d/a.erofs") b=$(sha256sum <"$d/b.erofs")
@@ -66,7 +66,7 @@ test_image_builder() {
 	out=$("$top/initramfs/build-image.sh" "$d/c.erofs" lab/y="$d/nosuch" 2>&1) || rc=$?
 	expect_eq 1 $rc "exit status for a missing file"
 	expect_eq "build-image: $d/nosuch: not found" "$out" "message for a missing file"
-	[ ! -e "$d/c.erofs" ] && [ ! -e "$d/c.erofs.tmp" ] || fail "an image was left after an error"
+	{ [ ! -e "$d/c.erofs" ] && [ ! -e "$d/c.erofs.tmp" ]; } || fail "an image was left after an error"
 
 	# a directory is copied whole, its symlinks as they are, and only
 	# where the base has nothing (netselftests takes selftests/net so)

@@ -19,7 +19,7 @@ test_lab_boot_bad_input() {
 	rc=0
 	err=$("$lab" boot -a sparc -b "$d" /lab/tests/l2.sh 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for -a sparc"
-	expect_eq "lab: unknown arch 'sparc' (one of: $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//' | xargs))" \
+	expect_eq "lab: unknown arch 'sparc' (one of: $(arch_all))" \
 		"$err" "message for -a sparc"
 	rc=0
 	err=$("$lab" boot -a x86_64 -b "$d/nobuild" -r "$d/run" /lab/tests/l2.sh 2>&1) || rc=$?
@@ -128,6 +128,7 @@ test_hostile_agent() {
 	rc=0
 	# An empty OUT is well-formed (make fuzz found lab boot reading the
 	# byte before it).
+	# shellcheck disable=SC2016 # $SEQ is fake-qemu's to fill in
 	out=$(FAKE_AGENT='OUT $SEQ 0\nOUT $SEQ 3\nabcOUT $SEQ 0\nEND $SEQ 3\n' LAB_TOP=$d "$lab" boot \
 		-a toy -b "$d/build" -r "$d/run" -T 10 true 2>/dev/null) || rc=$?
 	expect_eq 1 $rc "exit status of a command that failed"
@@ -136,6 +137,7 @@ test_hostile_agent() {
 	# must not end the second with the first's status.
 	printf 'node a arch=toy\ntest "one" a: false\ntest "two" a: false\n' >"$d/two.topo"
 	rc=0
+	# shellcheck disable=SC2016 # $SEQ and $PREV are fake-qemu's to fill in
 	out=$(FAKE_AGENT='END $SEQ 1\n' FAKE_AGENT_NEXT='END $PREV 0\n' LAB_TOP=$d timeout 60 \
 		"$lab" run -b "$d/build" -r "$d/run" "$d/two.topo" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status when an END of an earlier command comes during the next"
@@ -169,6 +171,7 @@ test_lost_guests() {
 	grep -q "^lab: node guest: the agent's control channel closed" <<<"$out" ||
 		fail "no message naming the closed channel: $out"
 	rc=0
+	# shellcheck disable=SC2016 # $SEQ is fake-qemu's to fill in
 	out=$(FAKE_AGENT='END $SEQ 0\n' FAKE_CONSOLE=$'[ 1.0] Kernel panic - not syncing: Attempted to kill init!\n' \
 		LAB_TOP=$d timeout 60 "$lab" boot -a toy -b "$d/build" -r "$d/run" -T 10 true 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status with a panic after the command"
@@ -207,12 +210,13 @@ test_bounded_output() {
 	echo old >"$d/run/test-7.log"
 	echo old >"$d/run/setup-gone.log"
 	rc=0
+	# shellcheck disable=SC2016 # $SEQ is fake-qemu's to fill in
 	FAKE_AGENT='OUT $SEQ 27\nstart\x00\x1b[2J\nreal error here\nEND $SEQ 1\n' LAB_TOP=$d "$lab" run \
 		-b "$d/build" -r "$d/run" "$d/flood.topo" >"$d/out" 2>&1 || rc=$?
 	expect_eq 1 $rc "exit status with a NUL in the output"
 	grep -qx "# start??\[2J" "$d/out" || fail "the NUL line is not shown as such: $(cat "$d/out")"
 	grep -qx "# real error here" "$d/out" || fail "the line after a NUL is lost: $(cat "$d/out")"
-	[ ! -e "$d/run/test-7.log" ] && [ ! -e "$d/run/setup-gone.log" ] ||
+	{ [ ! -e "$d/run/test-7.log" ] && [ ! -e "$d/run/setup-gone.log" ]; } ||
 		fail "logs of an earlier run are left: $(ls "$d/run")"
 }
 
@@ -221,7 +225,7 @@ test_fault_queue() {
 	local d out
 	d=$(scratch)
 	gcc -O2 -Wall -Wextra -Werror -o "$d/fault_test" "$top/tests/host/fault_test.c" \
-		"$top/tools/lab/fault.c" -lm || { fail "fault_test does not build"; return; }
+		"$top/tools/lab/fault.c" -lm || fail "fault_test does not build"
 	out=$("$d/fault_test") || fail "$(grep -v '^ok' <<<"$out")"
 	# its closing line is the one of every KTAP run
 	expect_eq "$("$top/tools/ktap/close.sh" <(echo "$out"))" "$(tail -n 1 <<<"$out")" "fault_test's closing line"
@@ -255,6 +259,7 @@ test_run_folder_private() {
 	local d out rc
 	d=$(fake_arch)
 	rc=0
+	# shellcheck disable=SC2016 # $SEQ is fake-qemu's to fill in
 	out=$(umask 000 && FAKE_AGENT='END $SEQ 0\n' LAB_TOP=$d timeout 60 "$lab" boot -a toy -b "$d/build" \
 		-r "$d/run,1" -T 10 true 2>&1) || rc=$?
 	expect_eq 0 $rc "exit status with a comma in the run folder: $out"

@@ -57,7 +57,7 @@ test_lab_argv_golden() {
 	local f a name golden compared=0 bad=0
 	for f in "$top"/topo/*.topo; do
 		name=$(basename "$f" .topo)
-		for a in $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//'); do
+		for a in $(arch_all); do
 			compared=$((compared + 1))
 			golden=$top/tests/lab-argv/$name.$a.argv
 			if [ ! -f "$golden" ]; then
@@ -74,7 +74,7 @@ test_lab_argv_golden() {
 		[ -f "$top/topo/${name%.*}.topo" ] || { echo "$(basename "$golden"): no topo/${name%.*}.topo"; bad=1; }
 	done
 	# lab boot -n: the one-guest suites' guest, per arch, in boot/ARCH.argv
-	for a in $(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//'); do
+	for a in $(arch_all); do
 		compared=$((compared + 1))
 		golden=$top/tests/lab-argv/boot/$a.argv
 		if ! diff -u "$golden" <(cd "$top" && "$lab" boot -n -a "$a" -i kselftests /lab/tests/l2.sh | host_khz); then
@@ -113,7 +113,7 @@ test_lab_dump_golden() {
 test_arch_is_one_file() {
 	local d out rc known
 	d=$(scratch)
-	known=$(cd "$top/arch" && ls -- *.conf | sed 's/\.conf$//' | xargs)
+	known=$(arch_all)
 	mkdir -p "$d/arch" "$d/configs"
 	cp "$top"/arch/*.conf "$d/arch/"
 	cp "$top/configs/common.cmdline" "$d/configs/"
@@ -132,7 +132,7 @@ test_arch_is_one_file() {
 	rc=0
 	out=$(LAB_TOP=$d "$lab" lint -a sparc "$d/toy.topo" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for -a sparc"
-	expect_eq "lab: unknown arch 'sparc' (one of: $(printf '%s\n' $known toy | sort | xargs))" "$out" "-a message"
+	expect_eq "lab: unknown arch 'sparc' (one of: $(echo "$known toy" | tr ' ' '\n' | sort | xargs))" "$out" "-a message"
 	rc=0
 	out=$(LAB_TOP=$d "$lab" lint -a "arm64 x86_64" "$d/toy.topo" 2>&1) || rc=$?
 	expect_eq 2 $rc "exit status for a list given to -a"

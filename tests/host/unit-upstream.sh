@@ -15,11 +15,12 @@ set -uo pipefail
 # output, an expected skip with its reason, an unexpected skip and a hang
 # each come out as they should.
 test_upstream_runner() {
-	local d out rc c
+	local d out rc c needed
 	d=$(scratch)
 	mkdir "$d/net"
 	printf '#!/bin/sh\nexit 0\n' >"$d/net/pass"
 	printf '#!/bin/sh\necho "TEST: it  [FAIL]"\nexit 1\n' >"$d/net/fail"
+	# shellcheck disable=SC2016 # the stand-in test's own $1
 	printf '#!/bin/sh\n[ "$1" = -x ] && exit 4\nexit 0\n' >"$d/net/skip"
 	printf '#!/bin/sh\nexec sleep 30\n' >"$d/net/hang"
 	# exits 0 after a failed case; leaves a child writing after it ends
@@ -131,7 +132,7 @@ not ok 18 failzero (key off)
 not ok 19 zeroskip (key off)
 # exit status 0, but it skipped cases skips does not list: part
 # PASS: p
-# SKIP: part" "$(sed 's/[[:space:]]*$//' <<<"$out")" "run-net's KTAP"
+# SKIP: part" "$out" "run-net's KTAP"
 	printf 'skip -z\npass\npass\n' >"$d/list"
 	printf '#!/bin/sh\nexit 4\n' >"$d/net/skip"
 	out=$(UPSTREAM_DIR=$d/net UPSTREAM_DEADLINE=$(($(date +%s) + 14)) \
@@ -147,7 +148,8 @@ ok 3 pass (key on)" "$out" "an unexpected skip"
 	# a program it needs is missing (busybox has no comm): no verdict at
 	# all; one that fails: a failure, never a lenient pass
 	mkdir "$d/bin"
-	for c in $(sed -n 's/^for c in \(.*\); do$/\1/p' "$top/tests/upstream/run-net"); do
+	read -r -a needed < <(sed -n 's/^for c in \(.*\); do$/\1/p' "$top/tests/upstream/run-net")
+	for c in "${needed[@]}"; do
 		[ "$c" = comm ] || ln -s "$(command -v "$c")" "$d/bin/$c"
 	done
 	rc=0
@@ -335,11 +337,13 @@ test_upstream_split() {
 	local d out
 	d=$(scratch)
 	printf '9\tkept\n1\ta\n' >"$d/x.times"
-	printf 'KTAP version 1\n1..4\nok 1 an idle namespace (x86_64)\n  ok 1 nested\n  # time: 77s\n' >"$d/g.ktap"
-	printf 'ok 2 a (x86_64, L3 key off)\n# time: 100s\nnot ok 3 b -4 (x86_64, L3 key off)\n# time: 2s\n# time: 30s\n' >>"$d/g.ktap"
-	printf 'ok 4 c (x86_64, L3 key on) # SKIP no c here\n# time: 20s\n' >>"$d/g.ktap"
-	# cut short by the suite's time: its last time stays
-	printf 'not ok 5 kept (x86_64, L3 key off)\n# timed out after 3s\n# time: 3s\n' >>"$d/g.ktap"
+	{
+		printf 'KTAP version 1\n1..4\nok 1 an idle namespace (x86_64)\n  ok 1 nested\n  # time: 77s\n'
+		printf 'ok 2 a (x86_64, L3 key off)\n# time: 100s\nnot ok 3 b -4 (x86_64, L3 key off)\n# time: 2s\n# time: 30s\n'
+		printf 'ok 4 c (x86_64, L3 key on) # SKIP no c here\n# time: 20s\n'
+		# cut short by the suite's time: its last time stays
+		printf 'not ok 5 kept (x86_64, L3 key off)\n# timed out after 3s\n# time: 3s\n'
+	} >"$d/g.ktap"
 	"$top/tests/upstream/times" "$d/x.times" "$d/g.ktap" || fail "times exit status $?"
 	expect_eq "$(printf '100\ta\n30\tb -4\n20\tc\n9\tkept')" "$(cat "$d/x.times")" "times kept"
 	# a 100, b 30, c 20, d and e never timed: the mean, 39.75 (the list's

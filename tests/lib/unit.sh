@@ -4,8 +4,8 @@
 # unit.sh: what the host's unit tests (tests/host/unit-*.sh, make unit)
 # share, sourced first: the project's top, KTAP_TMP (where ktap_run keeps
 # each test's output, gone at exit), the KTAP writer, the plan, the
-# launcher, and the fakes the tests build their small inputs with.  No
-# kernel build, no guest.
+# launcher, the arch helpers (tools/build/arch.sh), and the fakes the
+# tests build their small inputs with.  No kernel build, no guest.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KTAP_TMP=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-unit.XXXXXX")
@@ -15,6 +15,8 @@ trap 'rm -rf "$KTAP_TMP"' EXIT
 . "$top/tests/lib/ktap.sh"
 # shellcheck source=tests/lib/fake-arch.sh
 . "$top/tests/lib/fake-arch.sh"
+# shellcheck source=tools/build/arch.sh
+. "$top/tools/build/arch.sh"
 
 # unit_header: the plan, which is the script's ktap_run lines: adding one
 # cannot leave it stale
@@ -58,7 +60,7 @@ fake_source() {	# fake_source DIR
 	sed -i 's/three/THREE/' "$w/linux-source-0.0/file"
 	git -C "$w/linux-source-0.0" -c user.name=t -c user.email=t@t commit -q -am "second"
 	git -C "$w/linux-source-0.0" format-patch -q -o "$d/patches" HEAD~2..HEAD
-	(cd "$d/patches" && ls ./*.patch | sed 's|^\./||') >"$d/patches/series"
+	(cd "$d/patches" && printf '%s\n' *.patch) >"$d/patches/series"
 }
 
 # The host's TSC rate (arch tcg_tsc_param=) as the golden files say it.
