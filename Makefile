@@ -318,15 +318,16 @@ IMAGE_kselftests := $(foreach f,$(KSELFTEST_BINS),$(notdir $(f))=$(f))
 # A Debian root of its own, as the scripts want bash, GNU coreutils and
 # iputils (initramfs/packages.netselftests on top of the guests' list),
 # holding the patched tree's tools/testing/selftests/net as it is, the C
-# helpers the listed tests call built for the arch, and the runner.  It
-# boots only with the selftests kernel, and carries that kernel's list of
-# built-in modules, for modprobe (tests/guest/upstream-net.sh mounts a
-# tmpfs on lib/modules and runs depmod): built by tests/host/upstream-net.sh.
+# helpers the listed tests call built for the arch, and the runner with
+# its KTAP writer.  It boots only with the selftests kernel, and carries
+# that kernel's list of built-in modules, for modprobe
+# (tests/guest/upstream-net.sh mounts a tmpfs on lib/modules and runs
+# depmod): built by tests/host/upstream-net.sh.
 IMAGE_BASE_netselftests := $(B)/netselftests-base.cpio
 IMAGE_DIRS_netselftests := lib/modules
 IMAGE_netselftests := selftests/net=$(SELFTESTS)/net \
 	$(foreach p,$(NETSELFTESTS_PROGS),selftests/net/$(p)=$(B)/netselftests/$(p)) \
-	selftests/run-net=tests/upstream/run-net \
+	selftests/run-net=tests/upstream/run-net selftests/ktap.sh=tests/lib/ktap.sh \
 	$(foreach f,$(wildcard tests/upstream/wrap/*),selftests/wrap/$(notdir $(f))=$(f)) \
 	$(foreach f,$(wildcard tests/upstream/*.list tests/upstream/*.skips),selftests/$(notdir $(f))=$(f)) \
 	selftests/modules.builtin=$(B)/kernel-selftests/modules.builtin \
@@ -515,11 +516,14 @@ upstream-net: deps $(LAB)
 		UPSTREAM_SHARDS=$(if $(filter command line,$(origin SHARDS)),$(SHARDS),$(shell nproc)) \
 		UPSTREAM_SECONDS=$(UPSTREAM_SECONDS) UPSTREAM_TEST_SECONDS=1500 \
 		UPSTREAM_TESTS='$(if $(filter command line,$(origin TESTS)),$(subst ','"'"',$(value TESTS)))' \
-		ACCEL=$(ACCEL) tests/host/upstream-net.sh $(if $(filter command line environment,$(origin ARCH)),$(ARCH))
+		ACCEL=$(ACCEL) tests/host/upstream-net.sh $(if $(filter command line environment,$(origin ARCH)),$(ARCH)) | \
+		tee $(BUILD)/upstream-net.ktap; $(call ktap_close,$(BUILD)/upstream-net.ktap)
 
+# The unit suites of make check (tests/host/unit-*.sh), as make check runs
+# them: one KTAP document, one closing line.
 unit:
-	@tests/host/unit.sh | tee $(BUILD)/unit.ktap
-	@$(call ktap_close,$(BUILD)/unit.ktap)
+	@mkdir -p $(BUILD)
+	@CHECK_SUITES='unit-*' tests/check.sh | tee $(BUILD)/unit.ktap
 
 check: deps
 	@ACCEL=$(ACCEL) tests/check.sh

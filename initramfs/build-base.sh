@@ -179,7 +179,7 @@ for l in "${lines[@]}"; do
 			copy_file "${p#*=}" "${p%%=*}"
 			continue
 		fi
-		mapfile -t found < <(cd "$stage" && compgen -G "$p" || true)
+		mapfile -t found < <(cd "$stage" && { compgen -G "$p" || true; })
 		[ ${#found[@]} -gt 0 ] || die "${lists[*]}: $pkg has no $p"
 		for f in "${found[@]}"; do
 			copy_file "$f"

@@ -6,7 +6,9 @@
 # "N passed, N failed, N skipped".  Exit 0 only if nothing failed.
 #
 # CHECK_ARCHES (default: the arches whose arch/NAME.conf says default=yes)
-# picks the guest arches; CHECK_LIST=1 prints the suites and runs none.
+# picks the guest arches; CHECK_SUITES="PATTERN..." (shell patterns,
+# default all) only the suites whose names match one (make unit:
+# 'unit-*'); CHECK_LIST=1 prints the suites and runs none.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,9 +68,16 @@ guest_per_arch=$(marked tests/guest "per arch")
 # Every suite's kind, script or topology, and arch, by its name.
 suites=()
 declare -A kind=() suite_file=() suite_arch=()
+read -r -a picked <<<"${CHECK_SUITES:-*}"
 add_suite() {	# add_suite NAME KIND FILE [ARCH]
-	suites+=("$1")
-	kind[$1]=$2 suite_file[$1]=$3 suite_arch[$1]=${4:-}
+	local p
+	for p in "${picked[@]}"; do
+		# shellcheck disable=SC2053 # CHECK_SUITES holds patterns
+		[[ $1 == $p ]] || continue
+		suites+=("$1")
+		kind[$1]=$2 suite_file[$1]=$3 suite_arch[$1]=${4:-}
+		return
+	done
 }
 for s in $host_once; do
 	add_suite "$s" host "tests/host/$s.sh"
@@ -109,13 +118,13 @@ declare -A built=()
 build() {
 	local arch=$1
 	[ -z "${built[$arch]:-}" ] || return "${built[$arch]}"
-	echo "# building kernel and userland for $arch (log: $out/build-$arch.log)"
+	ktap_note "building kernel and userland for $arch (log: $out/build-$arch.log)"
 	if make -s --no-print-directory ARCH="$arch" kernel userland >"$out/build-$arch.log" 2>&1; then
 		built[$arch]=0
 	else
 		built[$arch]=1
-		echo "# build for $arch failed:"
-		tail -n 20 "$out/build-$arch.log" | sed 's/^/#   /'
+		ktap_note "build for $arch failed:"
+		tail -n 20 "$out/build-$arch.log" | sed 's/^/  /' | ktap_diag
 	fi
 	return "${built[$arch]}"
 }
@@ -125,7 +134,7 @@ run_suite() {
 	local name=$1 log p f s
 	shift
 	log=$out/$name.ktap
-	"$@" 2>&1 | tee "$log" | sed -u 's/^/  /'
+	"$@" 2>&1 | tee "$log" | ktap_nest
 	read -r p f s < <(awk -f tools/ktap/count.awk "$log")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -eq 0 ]; then

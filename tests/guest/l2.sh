@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
 #
 # check: per arch
 # images: kselftests
@@ -10,6 +11,7 @@
 #
 #     guest: eth1 (virtio) ==== QEMU dgram socket pair ==== eth2 (virtio)
 
+# shellcheck source=tests/guest/lib.sh
 . /lab/tests/lib.sh
 
 # a and b: each has its own device list and its own loopback.
@@ -140,7 +142,7 @@ test_proc_and_sysctl() {
 # their namespaces go.
 test_virtio_nic_in_namespace() {
 	local rx_before rx_after i
-	[ -e /sys/class/net/eth1 ] && [ -e /sys/class/net/eth2 ] ||
+	{ [ -e /sys/class/net/eth1 ] && [ -e /sys/class/net/eth2 ]; } ||
 		skip "the guest has no eth1/eth2 pair"
 	expect_eq virtio_net "$(basename "$(readlink /sys/class/net/eth1/device/driver)")" \
 		"driver of eth1"
@@ -150,7 +152,7 @@ test_virtio_nic_in_namespace() {
 	expect_fail "eth1 still in the parent" ip link show eth1
 	[ ! -e /sys/class/net/eth1 ] || fail "/sys/class/net/eth1 still in the parent"
 	expect_eq virtio_net \
-		"$(in_ns a sh -c 'basename $(readlink /sys/class/net/eth1/device/driver)')" \
+		"$(basename "$(in_ns a readlink /sys/class/net/eth1/device/driver)")" \
 		"driver of eth1 inside a"
 	ip -n a addr add 192.0.2.1/24 dev eth1
 	ip -n b addr add 192.0.2.2/24 dev eth2

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
 # check: per arch
 # images: kselftests
 #
@@ -9,14 +10,17 @@
 # reuseport selftests with no L3 namespace created (they must behave as on a
 # kernel without the series).  The multi-guest half is topo/l3ns.topo.
 
+# shellcheck source=tests/guest/lib.sh
 . /lab/tests/lib.sh
 
 KSELFTESTS=/lab/kselftests
 
 # after lib.sh's test_cleanup: pins and test addresses go too
 suite_cleanup() {
-	local name
-	for name in $(ls /run/l3ns 2>/dev/null); do
+	local pin name
+	for pin in /run/l3ns/*; do
+		[ -e "$pin" ] || continue
+		name=${pin##*/}
 		l3ns del "$name" 2>/dev/null || true
 		# what a test stacked on a pin outlives l3ns del
 		while umount "/run/l3ns/$name" 2>/dev/null; do :; done
@@ -26,22 +30,23 @@ suite_cleanup() {
 }
 
 # kselftest_results LOG: the l3net kselftest's results as this suite's own
-# tests, each failure with the harness output of its test, and a passing
-# test with what it logged (TH_LOG: a part it could not check here).  The
-# harness names a skipped test only in its "RUN" line ("ok N # SKIP why").
+# tests, ktap_results records (tests/lib/ktap.sh): each failure with the
+# harness output of its test, and a passing test with what it logged
+# (TH_LOG: a part it could not check here).  The harness names a skipped
+# test only in its "RUN" line ("ok N # SKIP why").
 kselftest_results() {
-	awk -v n="$ktap_count" '
+	awk '
 	/^#  RUN / { diag = ""; logged = ""; name = $3; sub(/^l3net\./, "", name); next }
 	/^# .*l3net\.c:[0-9]+:[a-z_0-9]+:/ { logged = logged $0 "\n" }
 	/^ok [0-9]+ # SKIP/ {
 		sub(/^ok [0-9]+ # SKIP */, "")
-		printf "ok %d kselftest l3net: %s # SKIP %s\n", ++n, name, $0
+		printf "skip\tkselftest l3net: %s\t%s\n", name, $0
 		next
 	}
 	/^(not )?ok [0-9]+ l3net\./ {
-		ok = $1 == "ok" ? "ok" : "not ok"
+		ok = $1 == "ok" ? "ok" : "fail"
 		sub(/^(not )?ok [0-9]+ l3net\./, "")
-		printf "%s %d kselftest l3net: %s\n%s", ok, ++n, $0, ok == "ok" ? logged : diag
+		printf "%s\tkselftest l3net: %s\n%s", ok, $0, ok == "ok" ? logged : diag
 		next
 	}
 	/^#/ { diag = diag $0 "\n" }' "$1"
@@ -133,7 +138,7 @@ test_exec_mount_ns() {
 	l3ns add B
 	outside=$(stat -L -c %i /proc/self/ns/mnt)
 	inside=$(l3ns exec A stat -L -c %i /proc/self/ns/mnt)
-	[ -n "$inside" ] && [ "$inside" != "$outside" ] ||
+	{ [ -n "$inside" ] && [ "$inside" != "$outside" ]; } ||
 		fail "mount namespace inside exec: '$inside', outside: '$outside'"
 	rc=0
 	err=$(l3ns exec A touch /run/l3ns/x 2>&1) || rc=$?
@@ -238,7 +243,9 @@ regression() {
 	# built with every userland: missing means the image is not attached
 	[ -x "$KSELFTESTS/$1" ] || fail "no $KSELFTESTS/$1 (lab boot -i kselftests)"
 	[ ! -e /proc/self/ns/l3net ] || fail "running inside an L3 namespace"
-	"$KSELFTESTS/$@"
+	local prog=$1
+	shift
+	"$KSELFTESTS/$prog" "$@"
 }
 
 test_reuseport_dualstack() { regression reuseport_dualstack; }
@@ -260,18 +267,17 @@ test_bind_bhash() {
 
 # The kselftest runs first, as a whole, so that the plan can count its tests.
 log=/tmp/l3net.kselftest.log
-results=/tmp/l3net.kselftest.ktap
+results=/tmp/l3net.kselftest.results
 if [ ! -x "$KSELFTESTS/l3net" ]; then
-	echo "not ok 1 kselftest l3net: no $KSELFTESTS/l3net (lab boot -i kselftests)" >$results
+	printf 'fail\tkselftest l3net: no %s/l3net (lab boot -i kselftests)\n' "$KSELFTESTS" >$results
 else
 	"$KSELFTESTS/l3net" >$log 2>&1 || true
 	kselftest_results $log >$results
-	grep -q . $results || { echo "not ok 1 kselftest l3net: no results"; sed 's/^/# /' $log; } >$results
+	grep -q . $results || { printf 'fail\tkselftest l3net: no results\n'; ktap_diag <$log; } >$results
 fi
-cases=$(grep -cE '^(not )?ok ' $results)
+cases=$(grep -vc '^#' $results)
 ktap_header $((cases + 13))
-cat $results
-ktap_count=$cases
+ktap_results <$results
 ktap_run "l3ns: add, addr add/del, list, identify, exec, del" test_cli_roundtrip
 ktap_run "l3ns: bad input fails with one line and changes nothing" test_cli_errors
 ktap_run "l3ns: exec gives CMD its own mount namespace, /run/l3ns read-only" test_exec_mount_ns

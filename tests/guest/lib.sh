@@ -1,16 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
 #
 # Helpers for the guest-side suites (sourced by dash): the KTAP runner plus
 # namespace plumbing.  Every namespace and background process a test makes
 # is gone before the next test starts.
 
+# shellcheck source=tests/lib/ktap.sh
 . /lab/tests/ktap.sh
 
 test_cleanup() {
 	local pid
-	for pid in $(cat /tmp/bg.pids 2>/dev/null); do
-		kill "$pid" 2>/dev/null || true
-	done
+	if [ -e /tmp/bg.pids ]; then
+		while read -r pid; do
+			kill "$pid" 2>/dev/null || true
+		done </tmp/bg.pids
+	fi
 	rm -f /tmp/bg.pids
 	ip -all netns delete 2>/dev/null || true
 	! command -v suite_cleanup >/dev/null || suite_cleanup

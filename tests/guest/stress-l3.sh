@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
 #
 # make stress-l3, guest side (tests/host/stress-l3.sh boots it on the DEBUG=1
 # kernel): many short lives of L3 namespaces, several at once, to shake
@@ -27,6 +28,7 @@
 # lab.stress.cycles=N and lab.stress.workers=N on the kernel command line
 # (STRESS_CYCLES, STRESS_WORKERS) override the defaults, 1000 and 4.
 
+# shellcheck source=tests/guest/lib.sh
 . /lab/tests/lib.sh
 
 opt() {	# opt NAME DEFAULT: lab.stress.NAME from the kernel command line
@@ -44,7 +46,7 @@ kmemleak=/sys/kernel/debug/kmemleak
 # 10.77.0.1 ... 10.77.255.250: a /32 each, so that no address is the
 # primary of another (deleting a primary would take its secondaries).
 if [ "$cycles" -lt 1 ] || [ "$cycles" -gt 64000 ]; then
-	echo "Bail out! lab.stress.cycles=$cycles: 1 to 64000"
+	ktap_bail "lab.stress.cycles=$cycles: 1 to 64000"
 	exit 0
 fi
 [ "$workers" -ge 1 ] || workers=1
@@ -222,9 +224,9 @@ mkdir -p $dir
 : >$dir/churn
 : >$errlog
 ktap_header 7
-echo "# stress-l3: $cycles cycles, $workers workers, $(nproc) CPUs, $(uname -m), kernel $(uname -r)"
+ktap_note "stress-l3: $cycles cycles, $workers workers, $(nproc) CPUs, $(uname -m), kernel $(uname -r)"
 [ ! -r /proc/sys/user/max_l3net_namespaces ] ||
-	echo "# max_l3net_namespaces: $(cat /proc/sys/user/max_l3net_namespaces) (TIME_WAIT keeps up to a minute of cycles alive)"
+	ktap_note "max_l3net_namespaces: $(cat /proc/sys/user/max_l3net_namespaces) (TIME_WAIT keeps up to a minute of cycles alive)"
 
 grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
 # Forget what kmemleak suspects from the boot: only the run counts.
@@ -237,13 +239,13 @@ fi
 # rather than by the workers racing each other to bind it (two binds would
 # stack, and the upper one hide the pins made in the lower).
 if ! l3ns add warmup; then
-	echo "Bail out! l3ns add does not work"
+	ktap_bail "l3ns add does not work"
 	exit 0
 fi
 # What the key reads with a namespace alive: proof that kread sees it move.
 key_alive=$(kread l3net_active 2>&1)
 if ! l3ns del warmup; then
-	echo "Bail out! l3ns del does not work"
+	ktap_bail "l3ns del does not work"
 	exit 0
 fi
 ip link add l3stress0 type dummy
@@ -260,7 +262,7 @@ parent_pids="$parent_pids $!"
 for p in tcp:9000 udp:9000 tcp:9001 udp:9002; do
 	i=0
 	while ! grep -q ":$(printf %04X ${p#*:}) " /proc/net/${p%:*}; do
-		[ $i -lt 50 ] || { echo "Bail out! the parent's $p server did not start"; exit 0; }
+		[ $i -lt 50 ] || { ktap_bail "the parent's $p server did not start"; exit 0; }
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -284,7 +286,7 @@ for pid in $pids; do
 		sleep 5
 		now=$(date +%s)
 		if [ $((now - last)) -ge 60 ]; then
-			echo "# progress: $(wc -l <$dir/results)/$cycles cycles after $((now - start)) s"
+			ktap_note "progress: $(wc -l <$dir/results)/$cycles cycles after $((now - start)) s"
 			last=$now
 		fi
 	done
@@ -297,9 +299,9 @@ for pid in $parent_pids; do
 	kill "$pid" 2>/dev/null
 done
 
-echo "# cycles: $(count '^ok' $dir/results) passed, $(count '^fail' $dir/results) failed, in $elapsed s ($(awk -v t="$elapsed" -v n="$cycles" 'BEGIN { printf "%.2f", t / n }') s per cycle, $workers at a time)"
-echo "# concurrent entries: $(count '^entered' $dir/churn) into a live namespace, $(count '^missed' $dir/churn) missed a pin being deleted, $(count '^fail' $dir/churn) failed"
-echo "# the parent's 127.0.0.1:9002 heard from $(sort -u $dir/parent-lo | grep -c .) namespaces (only loopback shared ones may reach it)"
+ktap_note "cycles: $(count '^ok' $dir/results) passed, $(count '^fail' $dir/results) failed, in $elapsed s ($(awk -v t="$elapsed" -v n="$cycles" 'BEGIN { printf "%.2f", t / n }') s per cycle, $workers at a time)"
+ktap_note "concurrent entries: $(count '^entered' $dir/churn) into a live namespace, $(count '^missed' $dir/churn) missed a pin being deleted, $(count '^fail' $dir/churn) failed"
+ktap_note "the parent's 127.0.0.1:9002 heard from $(sort -u $dir/parent-lo | grep -c .) namespaces (only loopback shared ones may reach it)"
 
 # The last namespaces go in a work item after their last reference, and a
 # TIME_WAIT socket holds one for 60 s (TCP_TIMEWAIT_LEN).
@@ -313,9 +315,9 @@ while [ $return_wait -lt 120 ]; do
 	return_wait=$((return_wait + 1))
 done
 if [ -n "$returned" ]; then
-	echo "# addresses: all back with the parent $return_wait s after the last cycle"
+	ktap_note "addresses: all back with the parent $return_wait s after the last cycle"
 else
-	echo "# addresses: not all back with the parent $return_wait s after the last cycle"
+	ktap_note "addresses: not all back with the parent $return_wait s after the last cycle"
 fi
 
 ktap_run "stress: $cycles cycles of create, assign, listen, traffic, delete ($workers at a time)" test_cycles

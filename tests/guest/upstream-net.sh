@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
 #
 # images: netselftests
 #
@@ -32,6 +33,7 @@
 # netselftests image, a Debian root of its own with /proc, /sys, /dev,
 # /run and /tmp of this guest bound in.
 
+# shellcheck source=tests/lib/ktap.sh
 . /lab/tests/ktap.sh
 
 key=${1:-off} lists=${2:-check} label=${3:-$(uname -m)} seconds=${4:-540} cap=${5:-300} only=${6:-}
@@ -49,7 +51,7 @@ esac
 case $seconds$cap in
 '' | *[!0-9]*) echo "upstream-net: SECONDS and CAP must be numbers, not '$seconds' '$cap'" >&2; exit 2 ;;
 esac
-count= lines=all
+count='' lines=all
 if [ -n "$share" ]; then
 	count=${share%%:*} lines=${share#*:}
 	case $share in *:*) ;; *) count=bad ;; esac
@@ -117,12 +119,12 @@ fi
 
 # The idle L3 namespace: one test of its own, so that a failure to make it
 # is not mistaken for a round's.
-idle_namespace() {	# idle_namespace NUMBER
+idle_namespace() {
 	if l3ns add upstream-idle >/tmp/l3ns.log 2>&1 && [ "$(l3ns list | grep -c upstream-idle)" -eq 1 ]; then
-		echo "ok $1 an idle, pinned L3 namespace is alive ($label)"
+		ktap_result ok "an idle, pinned L3 namespace is alive ($label)"
 	else
-		echo "not ok $1 an idle, pinned L3 namespace is alive ($label)"
-		sed 's/^/# /' /tmp/l3ns.log
+		ktap_result fail "an idle, pinned L3 namespace is alive ($label)"
+		ktap_diag </tmp/l3ns.log
 	fi
 }
 
@@ -133,7 +135,7 @@ off)
 	;;
 on)
 	ktap_header $((tests + 1))
-	idle_namespace 1
+	idle_namespace
 	chroot "$root" /selftests/run-net 2 "$list" "$skips" "$label, L3 key on"
 	;;
 esac

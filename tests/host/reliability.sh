@@ -32,7 +32,8 @@ check() {
 		ktap_result fail "$name"
 		{
 			echo "exit $rc, wanted 2 and a message matching '$want'; got:"
-			sed 's/^/  /' <<<"$err"
+			mapfile -t lines <<<"$err"
+			printf '  %s\n' "${lines[@]}"
 			[ -z "$(qemu_left "$payload")" ] || echo "QEMU still running: $(qemu_left "$payload")"
 		} | ktap_diag
 	fi

@@ -79,7 +79,7 @@ if [ -n "$plan" ] && [ -r "$run/guest.console.log" ]; then
 		ktap_result ok "stress: no KASAN, lockdep, RCU or WARN report on the console" | tee -a "$ktap"
 	fi
 fi
-echo "# stress-l3: $arch, $cpus vCPUs, $elapsed s in all (boot included)"
+ktap_note "stress-l3: $arch, $cpus vCPUs, $elapsed s in all (boot included)"
 
 rc=0
 tools/ktap/close.sh "$ktap" || rc=1

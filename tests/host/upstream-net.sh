@@ -9,7 +9,8 @@
 # running tests/guest/upstream-net.sh.  Prints one KTAP document
 # (tests/upstream/merge): every guest's results, renumbered, the arch and
 # key state in each description; a guest that died or ran out of time
-# fails a test of its own.
+# fails a test of its own.  No closing line: make upstream-net adds it
+# (tools/ktap/close.sh), make check counts the suite with the others.
 #
 # UPSTREAM_KEY=off|on|both|split (default split): the state of the
 #   series' static key, as tests/guest/upstream-net.sh takes it; both: a
@@ -47,6 +48,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 # shellcheck source=tools/build/arch.sh
 . tools/build/arch.sh
+# shellcheck source=tests/lib/ktap.sh
+. tests/lib/ktap.sh
 prog=upstream-net
 die() { echo "$prog: $*" >&2; exit 2; }
 
@@ -83,7 +86,7 @@ if [ -n "$only" ]; then
 	run_tests=$(grep -E -e "$only" <<<"$run_tests" 2>/dev/null)
 	[ $? -lt 2 ] || die "TESTS=$only: not an extended regular expression"
 	[ -n "$run_tests" ] || die "TESTS=$only: matches no test of the lists $list (tests/upstream/NAME.list)"
-	echo "# TESTS=$only: $(wc -l <<<"$run_tests") tests of the lists $list"
+	ktap_note "TESTS=$only: $(wc -l <<<"$run_tests") tests of the lists $list"
 fi
 # no shard without a test
 ntests=$(wc -l <<<"$run_tests")
@@ -109,7 +112,7 @@ baseline_tree() {
 
 # Builds, one at a time (each uses every core), before any guest starts.
 for a in $arches; do
-	echo "# building the selftests kernel and images for $a (log: $out/build-$a.log)"
+	ktap_note "building the selftests kernel and images for $a (log: $out/build-$a.log)"
 	# The image takes the kernel's list of built-in modules: the kernel
 	# is built first, by a make of its own.
 	{ make -s --no-print-directory ARCH="$a" NETSELFTESTS=1 kernel &&
@@ -117,7 +120,7 @@ for a in $arches; do
 		>"$out/build-$a.log" 2>&1 ||
 		{ tail -n 20 "$out/build-$a.log" >&2; die "the $a build failed (log: $out/build-$a.log)"; }
 	[ "$baseline" != 0 ] || continue
-	echo "# building the kernel without the series for $a (log: $out/build-$a-baseline.log)"
+	ktap_note "building the kernel without the series for $a (log: $out/build-$a-baseline.log)"
 	{ baseline_tree &&
 		make -s --no-print-directory ARCH="$a" NETSELFTESTS=1 KSRC="$top/$baseline_src" TREE= \
 			KOBJ="$top/$out/$a-baseline" EXTRA_FRAGMENTS=configs/no-l3net.config kernel; } \
@@ -199,8 +202,8 @@ reap() {	# waits for one guest and keeps its exit status
 	# a filtered run's time says nothing of a whole list's
 	[ -n "$only" ] || echo $(($(date +%s) - ${run_start[$pid]})) >"$out/$g.$list.seconds"
 	tests/upstream/times "$out/${run_arch[${guest_run[$g]}]}.times" "$out/$g.ktap" ||
-		echo "# $g: its tests' times not kept" >&2
-	echo "# $g done after $(($(date +%s) - start)) s: $(grep -cE '^(not )?ok [0-9]' "$out/$g.ktap") results, $(grep -c '^not ok [0-9]' "$out/$g.ktap") failed (lab boot exit $rc)"
+		ktap_note "$g: its tests' times not kept" >&2
+	ktap_note "$g done after $(($(date +%s) - start)) s: $(grep -cE '^(not )?ok [0-9]' "$out/$g.ktap") results, $(grep -c '^not ok [0-9]' "$out/$g.ktap") failed (lab boot exit $rc)"
 	unset "run_of[$pid]" "run_start[$pid]"
 }
 start=$(date +%s)
@@ -214,7 +217,7 @@ for g in "${guests[@]}"; do
 	rm -f "$out/$g.status"
 	shard_note=
 	[ "$shards" -eq 1 ] || shard_note=", shard ${g##*-s}/$shards, $(tr , "\n" <<<"${guest_lines[$g]}" | wc -l) of $ntests tests"
-	echo "# booting $g: lists $list, L3 key ${run_key[$r]}$shard_note (run folder build/${run_arch[$r]}/runs/upstream-net-$g)"
+	ktap_note "booting $g: lists $list, L3 key ${run_key[$r]}$shard_note (run folder build/${run_arch[$r]}/runs/upstream-net-$g)"
 	# shellcheck disable=SC2086 # "-i LIST"
 	build/host/lab boot -a "${run_arch[$r]}" -b "$top/build" -k "$accel" -m "$mem" -K "${run_kernel[$r]}" \
 		$images -T $((seconds + 60)) -r "build/${run_arch[$r]}/runs/upstream-net-$g" \
@@ -225,7 +228,7 @@ done
 while [ ${#run_of[@]} -gt 0 ]; do
 	reap
 done
-echo "# guests done in $(($(date +%s) - start)) s"
+ktap_note "guests done in $(($(date +%s) - start)) s"
 if [ "$shards" -gt 1 ]; then
 	for r in "${runs[@]}"; do
 		tests/upstream/join "$out" "$r" "$shards"
@@ -241,6 +244,6 @@ else
 	tests/upstream/merge "$out" "${series_runs[@]}" >"$merged"
 fi
 cat "$merged"
-read -r p f s < <(awk -f tools/ktap/count.awk "$merged")
-echo "# upstream-net: $p passed, $f failed, $s skipped in $(($(date +%s) - start)) s (arches: $arches)"
+ktap_note "upstream-net: $(($(date +%s) - start)) s in all (arches: $arches)"
+read -r _ f _ < <(awk -f tools/ktap/count.awk "$merged")
 [ "$f" -eq 0 ]

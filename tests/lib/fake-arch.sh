@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # fake_arch_into DIR TOP: makes DIR a project the launcher can run labs
 # in with no kernel at all (LAB_TOP=DIR, lab ... -b DIR/build): the arches

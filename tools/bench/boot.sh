@@ -80,7 +80,7 @@ for arch in $arches; do
 	ln -s "$top/build/$arch/kernel" "$padded/$arch/kernel"
 	ln -s "$top/build/$arch/userland-padded.erofs" "$padded/$arch/userland.erofs"
 	first=() total=() pad=() floor=() pair=()
-	for i in $(seq "$runs"); do
+	for _ in $(seq "$runs"); do
 		times=$(lab_once "$arch" build)
 		first+=("${times% *}")
 		total+=("${times#* }")

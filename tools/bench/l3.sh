@@ -67,7 +67,7 @@ metrics="rr stream udp-rr udp-sendto rr6 stream6 udp-rr6 udp-sendto6"
 # that printed no number is an error, not a gap in a median: the guest's
 # own words (tcpbench's error, say) are in its results file.
 boot() {
-	local out=$work/run-$1 c m n
+	local out=$work/run-$1 c k m n
 	echo "  BOOT    $1 (cases $3)"
 	rm -rf "$out"
 	build/host/lab boot -a "$arch" -b build -k "$accel" -K "$2" -T 3600 \
@@ -77,7 +77,8 @@ boot() {
 	awk -v label="$1" '{ sub(/\r$/, "") }
 		$1 == "bench" && $2 ~ /^[abc]$/ && $4 ~ /^[0-9.]+$/ { print label, $2, $3, $4 }' \
 		"$out/results.ktap" >>"$results"
-	for c in $(echo "$3" | sed 's/./& /g'); do
+	for ((k = 0; k < ${#3}; k++)); do
+		c=${3:k:1}
 		for m in $metrics; do
 			n=$(awk -v l="$1" -v c="$c" -v m="$m" '$1 == l && $2 == c && $3 == m' "$results" | wc -l)
 			[ "$n" -eq "$rounds" ] ||

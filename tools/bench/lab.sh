@@ -25,7 +25,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # timed_run ARCH TOPO: prints "FIRST TOTAL PEAK_KIB"; fails if the lab does
 timed_run() {
-	local arch=$1 topo=$2 dir start first= line peak=0 rss pid
+	local arch=$1 topo=$2 dir start first='' peak=0 rss pid
 	dir=$top/$out/run-$arch-$(basename "$topo" .topo)
 	rm -rf "$dir"
 	start=$EPOCHREALTIME

@@ -22,7 +22,7 @@ done
 default_packages=(
 	linux-source-6.1 gcc make libc6-dev busybox-static socat iproute2
 	flex bison bc libelf-dev libssl-dev cpio erofs-utils ccache xz-utils kmod git util-linux procps
-	python3 python3-ply python3-git
+	python3 python3-ply python3-git shellcheck
 )
 foreign=()
 native=$(dpkg --print-architecture)

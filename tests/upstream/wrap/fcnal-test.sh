@@ -31,6 +31,7 @@ slowwait() {
 }
 
 cd "$(dirname "$0")/../net" || exit 1
+# shellcheck disable=SC1091 # the kernel tree's, beside fcnal-test.sh in the image
 . ./net_helper.sh
 export -f slowwait wait_local_port_listen
 exec ./fcnal-test.sh "$@"
