@@ -76,7 +76,7 @@ ktap_close = tools/ktap/close.sh $(1)
 .DELETE_ON_ERROR:
 .PHONY: help deps tree toolchain kernel kernel-unlocked config userland userland-padded initramfs floor run shell lint graph \
 	lab-images host-tools argv golden fuzz checkpatch series-check check unit \
-	upstream-net stress-l3 bench-boot bench-build bench-lab bench-l3 bench-faults clean distclean FORCE
+	upstream-net stress-l3 bench-boot bench-build bench-lab bench-l3 bench-density bench-faults clean distclean FORCE
 
 help:
 	@echo 'netns-lab: a lab for Linux network namespaces (QEMU guests, TCG)'
@@ -112,6 +112,8 @@ help:
 	@echo '  make bench-faults          faults on the wire against their settings: loss, delay, rate'
 	@echo '  make bench-l3              L3 namespace cost: TCP rr/stream, UDP rr connected/sendto,'
 	@echo '                             IPv4 and IPv6, unconfined/L3/veth, +-series'
+	@echo '  make bench-density         N = 1 to 1000 isolated services: set-up, teardown, memory,'
+	@echo '                             rr; L3 namespaces against netns+veth/ipvlan/netkit, plain sockets'
 	@echo '  make clean                 remove build/$$ARCH (keeps the kernel tree)'
 	@echo '  make distclean             remove build/ entirely'
 	@echo
@@ -290,6 +292,14 @@ $(TCPBENCH): tools/bench/tcpbench.c | toolchain
 	@echo "  CC      tcpbench ($(ARCH))"
 	@$(call guest_cc,$<)
 
+# density (tools/bench): the services of bench-density and their checks.
+DENSITY := $(B)/bin/density
+
+$(DENSITY): tools/bench/density.c | toolchain
+	@mkdir -p $(@D)
+	@echo "  CC      density ($(ARCH))"
+	@$(call guest_cc,$<)
+
 # tools/debug: one-file helpers of make stress-l3 (kread: kernel state no
 # file shows; stressnet: its network load), one binary each.
 DEBUG_TOOLS := $(patsubst tools/debug/%.c,$(B)/bin/%,$(wildcard tools/debug/*.c))
@@ -306,6 +316,7 @@ USERLAND := init=$(LAB_INIT) \
 	$(foreach f,$(wildcard tests/guest/*),lab/tests/$(notdir $(f))=$(f)) \
 	usr/bin/l3ns=$(L3NS) \
 	usr/bin/tcpbench=$(TCPBENCH) \
+	usr/bin/density=$(DENSITY) \
 	$(foreach t,$(DEBUG_TOOLS),usr/bin/$(notdir $(t))=$(t))
 # Payload images, and the DEST=SRC pairs of each; IMAGE_BASE_NAME, if
 # set, is the archive of build-base.sh the image starts from, and
@@ -578,6 +589,9 @@ bench-lab: deps
 
 bench-l3: deps
 	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/bench/l3.sh
+
+bench-density: deps
+	@ARCH=$(ARCH) ACCEL=$(ACCEL) tools/bench/density.sh
 
 bench-faults: deps
 	@ARCH=$(ARCH) tools/bench/faults.sh
