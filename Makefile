@@ -37,7 +37,12 @@ KSRC := $(BUILD)/linux
 KOBJ ?= $(B)/kernel$(if $(filter 1,$(DEBUG)),-debug)$(if $(filter 1,$(NETSELFTESTS)),-selftests)
 # The debug kernel boots kernel_image_debug, or kernel_image without one.
 KIMAGE := $(KOBJ)/$(or $(if $(filter 1,$(DEBUG)),$(call arch_get,$(ARCH),kernel_image_debug)),$(call arch_get,$(ARCH),kernel_image))
-TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+# The series names the Debian source package it applies to ("# base:").
+BASE_PACKAGE := $(shell tools/build/series-base.sh patches/series)
+ifeq ($(BASE_PACKAGE),)
+$(error patches/series names no base package (see above))
+endif
+TARBALL ?= /usr/src/$(BASE_PACKAGE).tar.xz
 NPROC := $(shell nproc)
 
 # ccache keys on paths relative to the clone, so a fresh clone (CI) reuses
@@ -148,7 +153,7 @@ TREE_STAMP := $(TREE)
 
 ifneq ($(TREE_STAMP),)
 $(TREE_STAMP): FORCE | deps toolchain
-	@tools/build/kernel-tree.sh $(TARBALL) $(KSRC) patches
+	@tools/build/kernel-tree.sh $(TARBALL) $(KSRC) patches $(BASE_PACKAGE)
 endif
 
 tree: $(TREE_STAMP)

@@ -43,6 +43,44 @@ test_tree_applies_series() {
 	expect_eq "$head" "$(git -C "$d/tree" rev-parse HEAD)" "HEAD after a no-op run"
 }
 
+# Another tarball (a new base, or Debian's update of the package) is
+# unpacked again and the series applied to it; a missing one names its
+# package.
+test_tree_new_tarball_unpacked() {
+	local d err out
+	d=$(scratch)
+	fake_source "$d"
+	"$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches" >/dev/null
+	mkdir -p "$d/new/linux-source-0.0"
+	printf 'one\ntwo\nthree\n' >"$d/new/linux-source-0.0/file"
+	echo new >"$d/new/linux-source-0.0/other"
+	tar -C "$d/new" -cJf "$d/src.tar.xz" linux-source-0.0
+	out=$("$top/tools/build/kernel-tree.sh" "$d/src.tar.xz" "$d/tree" "$d/patches")
+	echo "$out"
+	grep -q "unpacking src.tar.xz" <<<"$out"
+	expect_eq "ONE two THREE" "$(tr '\n' ' ' <"$d/tree/file" | sed 's/ $//')" "patched file"
+	expect_eq new "$(cat "$d/tree/other")" "the new tarball's file"
+	err=$("$top/tools/build/kernel-tree.sh" "$d/none.tar.xz" "$d/tree" "$d/patches" linux-source-9.9 2>&1) &&
+		fail "a missing tarball was accepted"
+	echo "$err"
+	grep -q "none.tar.xz: not found (apt-get install linux-source-9.9, or make deps)" <<<"$err"
+}
+
+# The series names its base package once; a series without one, with two,
+# or with something else is refused, named.
+test_series_base() {
+	local d err
+	d=$(scratch)
+	expect_eq linux-source-6.1 "$("$top/tools/build/series-base.sh" <(printf '# base: linux-source-6.1\na.patch\n'))" "base"
+	for bad in 'a.patch' '# base: linux-source-6.1\n# base: linux-source-6.12' '# base: linux-image-6.1'; do
+		printf '%b\n' "$bad" >"$d/series"
+		err=$("$top/tools/build/series-base.sh" "$d/series" 2>&1) && fail "accepted: $bad"
+		echo "$err"
+		grep -q "^series-base: $d/series: " <<<"$err"
+	done
+	expect_eq "$(sed -n 's/^# base: //p' "$top/patches/series")" "$("$top/tools/build/series-base.sh" "$top/patches/series")" "the shipped series' base"
+}
+
 # A patch that does not apply is named; the tree holds exactly the patches
 # before it, with nothing half-applied.
 test_tree_bad_patch_named() {
@@ -179,6 +217,8 @@ test_make_topo_path_whole() {
 unit_header
 ktap_run "check-config names a symbol that did not stick" test_config_dropped_symbol
 ktap_run "kernel-tree applies the series, no-op when unchanged" test_tree_applies_series
+ktap_run "kernel-tree unpacks a changed tarball again; a missing one names its package" test_tree_new_tarball_unpacked
+ktap_run "the series names its base package, once" test_series_base
 ktap_run "kernel-tree names a patch that does not apply" test_tree_bad_patch_named
 ktap_run "kernel-tree re-applies only from an edited patch" test_tree_edit_reapplies_suffix
 ktap_run "kernel-tree: a compile and two makes at once share the tree, locked" test_tree_locked

@@ -19,8 +19,9 @@ for a in "${arches[@]}"; do
 done
 
 # NETNS_LAB_PACKAGES replaces the list (the unit tests use it).
+base=$("$top/tools/build/series-base.sh" "$top/patches/series") || exit 1
 default_packages=(
-	linux-source-6.1 gcc make libc6-dev busybox-static socat iproute2
+	"$base" gcc make libc6-dev busybox-static socat iproute2
 	flex bison bc libelf-dev libssl-dev cpio erofs-utils ccache xz-utils kmod git util-linux procps
 	python3 python3-ply python3-git shellcheck
 )

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernel-tree.sh TARBALL TREE SERIES_DIR
+# kernel-tree.sh TARBALL TREE SERIES_DIR [PACKAGE]
 #
 # Keeps TREE a git checkout of Debian's linux-source with patches/series
 # applied on top of one pristine commit.  Only the part of the series that
@@ -9,17 +9,21 @@
 # the files that patch and its successors touch (and kbuild/ccache rebuild
 # just those).  A patch that does not apply is named, and the tree is put back
 # to the last good state (pristine plus the patches before it), never left
-# half-patched.
+# half-patched.  A tarball that changed (another base, or Debian's update of
+# the package) is unpacked again.  PACKAGE, the Debian package of TARBALL,
+# is named when the tarball is missing.
 set -euo pipefail
 
 prog=kernel-tree
 die() { echo "$prog: $*" >&2; exit 1; }
 
-[ $# -eq 3 ] || die "usage: $0 TARBALL TREE SERIES_DIR"
-tarball=$1 tree=$2 series_dir=$3
+[ $# -eq 3 ] || [ $# -eq 4 ] || die "usage: $0 TARBALL TREE SERIES_DIR [PACKAGE]"
+tarball=$1 tree=$2 series_dir=$3 package=${4:-}
 state=$tree/.git/netns-lab-applied	# lines: "<sha256 of patch> <commit>"
+pristine=$tree/.git/netns-lab-pristine	# the tarball unpacked: path, size, time
 
-[ -r "$tarball" ] || die "$tarball: not found (apt-get install linux-source-6.1)"
+[ -r "$tarball" ] || die "$tarball: not found${package:+ (apt-get install $package, or make deps)}"
+tarball_id="$(realpath "$tarball") $(stat -c '%s %.9Y' "$tarball")"
 
 # No background "git gc --auto": it would hold the tree's lock (fd 9)
 # after this script ends.
@@ -43,7 +47,18 @@ mkdir -p "$(dirname "$tree")"
 exec 9>>"$tree.lock"
 lock_tree -s
 
-unpacked() { git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; }
+unpacked() {
+	git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1 &&
+		[ "$(cat "$pristine" 2>/dev/null)" = "$tarball_id" ]
+}
+
+# A tree unpacked before the tarball was recorded: its pristine commit
+# names the tarball it came from.
+if [ ! -f "$pristine" ] && git -C "$tree" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1 &&
+	[ "$(git -C "$tree" log -1 --format=%s pristine)" = "pristine $(basename "$tarball")" ]; then
+	lock_tree -x
+	[ -f "$pristine" ] || echo "$tarball_id" >"$pristine"
+fi
 
 unpacked || lock_tree -x
 if ! unpacked; then
@@ -60,6 +75,7 @@ if ! unpacked; then
 		git -C "$tree.tmp" -c user.name=netns-lab -c user.email=netns-lab@localhost \
 		-c gc.auto=0 commit -q -m "pristine $(basename "$tarball")"
 	git -C "$tree.tmp" tag pristine
+	echo "$tarball_id" >"$tree.tmp/.git/netns-lab-pristine"
 	mv "$tree.tmp" "$tree"
 	: >"$state"
 fi
