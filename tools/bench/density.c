@@ -10,7 +10,8 @@
  *                                PORT, in one process: "?" is answered with
  *                                TAG and a newline, any other single byte
  *                                is echoed (tcpbench rr and udp-rr), until
- *                                killed
+ *                                killed; it returns once listening, the
+ *                                server's process id on stdout
  *   density enter FILE CMD [ARG...]
  *                                CMD in the namespace of FILE (setns, no
  *                                new mount namespace)
@@ -178,11 +179,29 @@ static int serve(int port, const char *tag, char **addrs, int naddrs)
 {
 	struct pollfd pfd[MAX_LISTEN + MAX_CONNS];
 	int nlisten, ntcp, n, i, one = 1;
+	pid_t pid;
 
 	signal(SIGPIPE, SIG_IGN);
 	nlisten = listen_all(port, tag, addrs, naddrs, pfd);
 	if (nlisten < 0)
 		return 1;
+	/* Listening already: the caller goes on once this returns. */
+	pid = fork();
+	if (pid < 0)
+		return fail("%s: fork: %s", tag, strerror(errno));
+	if (pid > 0) {
+		printf("%d\n", (int)pid);
+		return 0;
+	}
+	setsid();
+	i = open("/dev/null", O_RDWR);
+	if (i >= 0) {
+		dup2(i, 0);
+		dup2(i, 1);
+		dup2(i, 2);
+		if (i > 2)
+			close(i);
+	}
 	ntcp = nlisten / 2;	/* the TCP listeners come first */
 	n = nlisten;
 	for (;;) {

@@ -57,8 +57,9 @@ for mode in $modes; do
 	# The guest's lines as they come: each setup figure is a progress line.
 	build/host/lab boot -a "$arch" -b build -k "$accel" -m "$mem" -T 21600 -r "$out" \
 		-e "lab.density.n=${n_list// /,}" ${qemu_opts:+-q "$qemu_opts"} \
-		/lab/run/bench-density 2>&1 | tr -d '\r' |
+		/lab/run/bench-density 2>&1 |
 		while read -r line; do
+			line=${line%$'\r'}
 			# shellcheck disable=SC2086 # the line's words
 			set -- $line
 			case "$1 ${2:-}" in
