@@ -79,7 +79,7 @@ PATCHES := patches/series $(wildcard patches/*.patch)
 ktap_close = tools/ktap/close.sh $(1)
 
 .DELETE_ON_ERROR:
-.PHONY: help deps tree toolchain kernel kernel-unlocked config userland userland-padded initramfs floor run shell lint graph \
+.PHONY: help deps tree toolchain kernel kernel-unlocked config userland userland-padded floor run shell lint graph \
 	lab-images host-tools argv golden fuzz checkpatch series-check check unit \
 	upstream-net stress-l3 bench-boot bench-build bench-lab bench-l3 bench-density bench-faults clean distclean FORCE
 
@@ -237,15 +237,15 @@ $(B)/kselftests/%: $(TREE_STAMP) | toolchain
 # package list changes) and the lab's own files; a payload image (IMAGES)
 # is attached only to the guests that name it (images= in a topology,
 # lab boot -i, "# images:" in a guest suite) and mounted on /lab/NAME.
-$(B)/base.cpio: initramfs/packages initramfs/build-base.sh | deps
+$(B)/base.cpio: userland/packages userland/build-base.sh | deps
 	@mkdir -p $(@D)
-	@tools/build/locked.sh $(B)/userland.lock initramfs/build-base.sh $(ARCH) $@
+	@tools/build/locked.sh $(B)/userland.lock userland/build-base.sh $(ARCH) $@
 
-$(B)/netselftests-base.cpio: initramfs/packages initramfs/packages.netselftests \
-		initramfs/build-base.sh | deps
+$(B)/netselftests-base.cpio: userland/packages userland/packages.netselftests \
+		userland/build-base.sh | deps
 	@mkdir -p $(@D)
-	@tools/build/locked.sh $(B)/userland.lock initramfs/build-base.sh $(ARCH) $@ \
-		initramfs/packages initramfs/packages.netselftests
+	@tools/build/locked.sh $(B)/userland.lock userland/build-base.sh $(ARCH) $@ \
+		userland/packages userland/packages.netselftests
 
 # Copied whole into the image; it is there once the tree is.
 $(SELFTESTS)/net: $(TREE_STAMP) ;
@@ -316,7 +316,7 @@ $(DEBUG_TOOLS): $(B)/bin/%: tools/debug/%.c | toolchain
 
 # DEST=SRC pairs of the root image, on top of base.cpio.
 USERLAND := init=$(LAB_INIT) \
-	$(foreach f,$(wildcard initramfs/run/*),lab/run/$(notdir $(f))=$(f)) \
+	$(foreach f,$(wildcard userland/run/*),lab/run/$(notdir $(f))=$(f)) \
 	lab/tests/ktap.sh=tests/lib/ktap.sh \
 	$(foreach f,$(wildcard tests/guest/*),lab/tests/$(notdir $(f))=$(f)) \
 	usr/bin/l3ns=$(L3NS) \
@@ -332,7 +332,7 @@ LAB_IMAGES := kselftests
 IMAGE_kselftests := $(foreach f,$(KSELFTEST_BINS),$(notdir $(f))=$(f))
 # netselftests: the upstream net selftests (tests/guest/upstream-net.sh).
 # A Debian root of its own, as the scripts want bash, GNU coreutils and
-# iputils (initramfs/packages.netselftests on top of the guests' list),
+# iputils (userland/packages.netselftests on top of the guests' list),
 # holding the patched tree's tools/testing/selftests/net as it is, the C
 # helpers the listed tests call built for the arch, and the runner with
 # its KTAP writer.  It boots only with the selftests kernel, and carries
@@ -353,14 +353,14 @@ pair_sources = $(foreach p,$(1),$(lastword $(subst =, ,$(p))))
 # The root image's build-image.sh arguments: the padded one adds a file.
 ROOT_IMAGE_ARGS = --base $(B)/base.cpio $(foreach i,$(IMAGES),--dir lab/$(i)) $(USERLAND)
 
-$(B)/userland.erofs: $(B)/base.cpio $(call pair_sources,$(USERLAND)) initramfs/build-image.sh
-	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS)
+$(B)/userland.erofs: $(B)/base.cpio $(call pair_sources,$(USERLAND)) userland/build-image.sh
+	@tools/build/locked.sh $(B)/userland.lock userland/build-image.sh $@ $(ROOT_IMAGE_ARGS)
 
 .SECONDEXPANSION:
 $(IMAGES:%=$(B)/%.erofs): $(B)/%.erofs: $$(call pair_sources,$$(IMAGE_$$*)) $$(IMAGE_BASE_$$*) \
-		initramfs/build-image.sh $(TREE_STAMP)
+		userland/build-image.sh $(TREE_STAMP)
 	@tools/build/locked.sh $(B)/userland.lock tools/build/locked.sh --shared $(KSRC).lock \
-		initramfs/build-image.sh $@ $(if $(IMAGE_BASE_$*),--base $(IMAGE_BASE_$*)) \
+		userland/build-image.sh $@ $(if $(IMAGE_BASE_$*),--base $(IMAGE_BASE_$*)) \
 		$(addprefix --dir ,$(IMAGE_DIRS_$*)) $(IMAGE_$*)
 
 # Made by the selftests kernel's build.
@@ -374,12 +374,10 @@ userland: $(B)/userland.erofs $(LAB_IMAGES:%=$(B)/%.erofs)
 # the root image and 20 MiB that nothing reads.
 $(B)/userland-padded.erofs: $(B)/userland.erofs
 	@head -c 20M /dev/zero | tr "\0" p >$(B)/pad-20M
-	@tools/build/locked.sh $(B)/userland.lock initramfs/build-image.sh $@ $(ROOT_IMAGE_ARGS) lab/pad-20M=$(B)/pad-20M; \
+	@tools/build/locked.sh $(B)/userland.lock userland/build-image.sh $@ $(ROOT_IMAGE_ARGS) lab/pad-20M=$(B)/pad-20M; \
 		rc=$$?; rm -f $(B)/pad-20M; exit $$rc
 
 userland-padded: $(B)/userland-padded.erofs
-# Its name before the userland became images.
-initramfs: userland
 
 # make bench-boot's floor: the same kernel with nothing but floor-init as
 # /init (and /dev/console, which init's output needs), packed by the

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
+# shellcheck shell=dash # the guests' /bin/sh (userland/build-base.sh)
 #
 # Helpers for the guest-side suites (sourced by dash): the KTAP runner plus
 # namespace plumbing.  Every namespace and background process a test makes

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
+# shellcheck shell=dash # the guests' /bin/sh (userland/build-base.sh)
 #
 # make stress-l3, guest side (tests/host/stress-l3.sh boots it on the DEBUG=1
 # kernel): many short lives of L3 namespaces, several at once, to shake

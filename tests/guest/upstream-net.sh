@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=dash # the guests' /bin/sh (initramfs/build-base.sh)
+# shellcheck shell=dash # the guests' /bin/sh (userland/build-base.sh)
 #
 # images: netselftests
 #

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * density: the guest side of make bench-density (initramfs/run/bench-density):
+ * density: the guest side of make bench-density (userland/run/bench-density):
  * one small service per isolated unit, the check that each answers as
  * itself, and the wait until the parent has every address back.
  *

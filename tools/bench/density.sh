@@ -8,7 +8,7 @@
 #   (a) L3 namespaces, (b) network namespaces behind veth pairs,
 #   (c) network namespaces with ipvlan L3S slaves, (d) network namespaces
 #   with netkit pairs, (e) plain sockets on the parent's addresses.
-# initramfs/run/bench-density is the guest side and says what each metric
+# userland/run/bench-density is the guest side and says what each metric
 # is.  Two boots: one under QEMU's instruction counting (-icount
 # shift=0,sleep=off: the guest clock advances 1 ns an instruction, so a
 # time is the work done, repeatable to within about 1%), one without

@@ -14,7 +14,7 @@
 # and (d) case (a) on a kernel built without the series against the series
 # kernel with no L3 namespace created, BOOTS boots of each, alternating.
 # Medians of all rounds; targets: (b)/(a) >= 0.97 and (d) >= 0.99 for
-# every metric, (b) > (c) for TCP.  The guest side is initramfs/run/bench-l3; a metric
+# every metric, (b) > (c) for TCP.  The guest side is userland/run/bench-l3; a metric
 # it fails to measure in any round ends the run with the guest's error.
 set -euo pipefail
 

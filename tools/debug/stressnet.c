@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stressnet: the network load of make stress-l3, in one static binary.
- * A cycle of the stress runs a dozen of these; socat, which did the same,
- * loads OpenSSL at every start, and that start-up was most of a cycle on
- * a KASAN kernel under TCG.
+ * A cycle of the stress runs a dozen of these; socat would load OpenSSL at
+ * every start, most of a cycle on a KASAN kernel under TCG.
  *
  *   stressnet serve tcp|udp PORT TEXT    answer every TCP connection or
  *                                        UDP datagram to 0.0.0.0:PORT with

@@ -5,7 +5,7 @@
 #
 # The guest userland that comes from Debian: busybox-static for the small
 # tools, dash as /bin/sh and the programs named in the package lists
-# (initramfs/packages if none is given), with exactly the shared libraries
+# (userland/packages if none is given), with exactly the shared libraries
 # their ELF headers ask for.  The .debs are
 # downloaded (never installed), through multiarch for a foreign ARCH, and
 # cached under build/debs/ARCH.
@@ -29,7 +29,7 @@ debarch=$(arch_need "$arch" debian_arch "$prog") || exit 2
 triplet=$(arch_need "$arch" triplet "$prog") || exit 2
 
 debs=$top/build/debs/$arch
-work=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-initramfs.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/netns-lab-userland.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 stage=$work/stage root=$work/root
 mkdir -p "$debs" "$stage" "$root"
