@@ -13,7 +13,7 @@
 # shift=0,sleep=off: the guest clock advances 1 ns an instruction, so a
 # time is the work done, repeatable to within about 1%), one without
 # (guest time close to wall time).  ICOUNT=1 or ICOUNT=0 runs one of them.
-# Medians of the rounds (5 for N=1, 3 for N=10, 1 above), one summary
+# Medians of the rounds (3 for N up to 10, 1 above), one summary
 # line per boot, metric and N:
 #   density icount N=100 setup-us a=... b=... c=... d=skip e=... b/a=... c/a=... d/a=... e/a=...
 set -euo pipefail
