@@ -67,7 +67,7 @@ metrics="rr stream udp-rr udp-sendto rr6 stream6 udp-rr6 udp-sendto6"
 # that printed no number is an error, not a gap in a median: the guest's
 # own words (tcpbench's error, say) are in its results file.
 boot() {
-	local out=$work/run-$1 c k m n
+	local out=$work/run-$arch-$1 c k m n
 	echo "  BOOT    $1 (cases $3)"
 	rm -rf "$out"
 	build/host/lab boot -a "$arch" -b build -k "$accel" -K "$2" -T 3600 \
