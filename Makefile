@@ -495,7 +495,7 @@ graph: $(LAB)
 # A suite's "# images: NAME,..." line attaches those payload images.
 GUEST_SUITES := $(notdir $(basename $(shell grep -lx '\# check: per arch' tests/guest/*.sh)))
 .PHONY: $(GUEST_SUITES)
-SUITE_FLAGS := -a $(ARCH) -b $(BUILD) -k $(ACCEL) \
+SUITE_FLAGS := -a $(ARCH) -b $(BUILD) -k $(ACCEL) -K $(KIMAGE) \
 	$(if $(filter 1,$(DEBUG)),-d -t 600 -m 1024 -T 1800 -e ignore_loglevel,-m 256 -T 600)
 
 $(GUEST_SUITES): kernel userland $(LAB)
@@ -507,7 +507,7 @@ $(GUEST_SUITES): kernel userland $(LAB)
 # Many short lives of L3 namespaces, several at once, always on the debug
 # kernel (tests/host/stress-l3.sh boots tests/guest/stress-l3.sh); its console
 # check is KERNEL_SPLAT above.  STRESS_CYCLES=N (default 1000) lives; long
-# under KASAN and TCG (not measured yet), so not part of make check.
+# under KASAN and TCG (docs/testing.md), so not part of make check.
 stress-l3: deps $(LAB)
 	@ARCH=$(ARCH) ACCEL=$(ACCEL) tests/host/stress-l3.sh
 
