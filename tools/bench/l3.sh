@@ -32,8 +32,13 @@ die() { echo "bench-l3: $*" >&2; exit 1; }
 
 echo "  BUILD   series kernel and userland ($arch)"
 make -s --no-print-directory ARCH="$arch" kernel userland host-tools >/dev/null
-first_l3=$(git -C "$tree" log --format=%H -1 --grep='^nsfs, net: add L3 network namespaces$')
-[ -n "$first_l3" ] || die "the L3 series is not applied to $tree"
+# The L3 series starts at the first patch below the "# L3 network
+# namespaces" line of patches/series; kernel-tree.sh records the commit of
+# each applied patch, in order.
+before=$(awk '/^# L3 network namespaces/ { exit } /^[^#]/ { n++ } END { print n + 0 }' patches/series)
+grep -q '^# L3 network namespaces' patches/series || die "patches/series has no '# L3 network namespaces' line"
+first_l3=$(sed -n "$((before + 1))p" "$tree/.git/netns-lab-applied" | cut -d' ' -f2)
+[ -n "$first_l3" ] || die "the L3 series is not applied to $tree (make tree)"
 
 # The baseline: the same tree and config, without the L3 series.
 echo "  BUILD   baseline kernel: the tree before the L3 series ($arch)"
