@@ -25,6 +25,11 @@
  *                                and UDP) on PORT, or, with DEVICE,
  *                                assigned to it and removed again
  *   density gone SECONDS NAME... wait until no device NAME exists here
+ *   density netkit NAME PEER NSFILE
+ *                                a netkit pair (L3 mode): NAME here, PEER in
+ *                                the network namespace of NSFILE (what
+ *                                `ip link add NAME type netkit peer name
+ *                                PEER netns NS` does with iproute2 6.7)
  *   density now                  CLOCK_MONOTONIC in microseconds
  *
  * LIST is a file of lines "TAG ADDR..." (IPv4 or IPv6 addresses).  The
@@ -450,6 +455,73 @@ static int gone(double seconds, char **names, int count)
 	return 0;
 }
 
+/* -------------------------------------------------------------- netkit */
+
+/* The netkit netlink attributes (linux/if_link.h of Linux 6.7). */
+#define NETKIT_INFO_PEER	1	/* IFLA_NETKIT_PEER_INFO */
+
+/* Append attribute @type (@len bytes of @data) at the end of @nh. */
+static struct rtattr *nl_put(struct nlmsghdr *nh, int type, const void *data, int len)
+{
+	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(rta), data, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	return rta;
+}
+
+/* Close a nest opened by nl_put(..., NULL, 0) */
+static void nl_end(struct nlmsghdr *nh, struct rtattr *nest)
+{
+	nest->rta_len = (char *)nh + nh->nlmsg_len - (char *)nest;
+}
+
+static int netkit(const char *name, const char *peer, const char *nsfile)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+		char attrs[256];
+	} req = {
+		.nh.nlmsg_type = RTM_NEWLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+	};
+	struct ifinfomsg peer_ifi = {};
+	struct rtattr *linkinfo, *data, *peer_info;
+	int nsfd, nl, err;
+	char buf[512];
+	ssize_t n;
+
+	nsfd = open(nsfile, O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		return fail("%s: %s", nsfile, strerror(errno));
+	nl_put(&req.nh, IFLA_IFNAME, name, strlen(name) + 1);
+	linkinfo = nl_put(&req.nh, IFLA_LINKINFO, NULL, 0);
+	nl_put(&req.nh, IFLA_INFO_KIND, "netkit", sizeof("netkit"));
+	data = nl_put(&req.nh, IFLA_INFO_DATA, NULL, 0);
+	peer_info = nl_put(&req.nh, NETKIT_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
+	nl_put(&req.nh, IFLA_IFNAME, peer, strlen(peer) + 1);
+	nl_put(&req.nh, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
+	nl_end(&req.nh, peer_info);
+	nl_end(&req.nh, data);
+	nl_end(&req.nh, linkinfo);
+
+	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (nl < 0 || send(nl, &req, req.nh.nlmsg_len, 0) < 0)
+		return fail("netlink: %s", strerror(errno));
+	n = recv(nl, buf, sizeof(buf), 0);
+	if (n < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+		return fail("netlink: %s", n < 0 ? strerror(errno) : "short answer");
+	err = -((struct nlmsgerr *)NLMSG_DATA((struct nlmsghdr *)buf))->error;
+	close(nl);
+	close(nsfd);
+	return err ? fail("netkit %s: %s", name, strerror(err)) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "serve"))
@@ -469,6 +541,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[1], "gone"))
 		return gone(atof(argv[2]), argv + 3, argc - 3);
+	if (argc == 5 && !strcmp(argv[1], "netkit"))
+		return netkit(argv[2], argv[3], argv[4]);
 	if (argc == 2 && !strcmp(argv[1], "now")) {
 		printf("%lld\n", now_us());
 		return 0;
@@ -478,6 +552,7 @@ int main(int argc, char **argv)
 			"       density check PORT LIST SECONDS\n"
 			"       density free PORT LIST SECONDS [DEVICE]\n"
 			"       density gone SECONDS NAME...\n"
+			"       density netkit NAME PEER NSFILE\n"
 			"       density now\n");
 	return 2;
 }
