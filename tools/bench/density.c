@@ -345,6 +345,42 @@ static int check(int port, const char *list, double seconds)
 	return 0;
 }
 
+/* ------------------------------------------------------------ netlink */
+
+/* Append attribute @type (@len bytes of @data) at the end of @nh; with
+ * @len 0, a nest that nl_end() closes.
+ */
+static struct rtattr *nl_put(struct nlmsghdr *nh, int type, const void *data, int len)
+{
+	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(rta), data, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	return rta;
+}
+
+static void nl_end(struct nlmsghdr *nh, struct rtattr *nest)
+{
+	nest->rta_len = (char *)nh + nh->nlmsg_len - (char *)nest;
+}
+
+/* Send @nh on @nl and read its acknowledgement: 0 or an errno */
+static int nl_request(int nl, const struct nlmsghdr *nh)
+{
+	char buf[512];
+	ssize_t n;
+
+	if (send(nl, nh, nh->nlmsg_len, 0) < 0)
+		return errno;
+	n = recv(nl, buf, sizeof(buf), 0);
+	if (n < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+		return n < 0 ? errno : EPROTO;
+	return -((struct nlmsgerr *)NLMSG_DATA((struct nlmsghdr *)buf))->error;
+}
+
 /* ---------------------------------------------------------------- free */
 
 /* RTM_NEWADDR or RTM_DELADDR of @ss/@plen on @ifindex; 0 or an errno */
@@ -358,6 +394,7 @@ static int rtm_addr(int nl, int cmd, int ifindex, const struct sockaddr_storage 
 		.nh.nlmsg_type = cmd,
 		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK |
 				  (cmd == RTM_NEWADDR ? NLM_F_CREATE | NLM_F_EXCL : 0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
 		.ifa.ifa_family = ss->ss_family,
 		.ifa.ifa_index = ifindex,
 	};
@@ -365,29 +402,14 @@ static int rtm_addr(int nl, int cmd, int ifindex, const struct sockaddr_storage 
 			   (const void *)&((const struct sockaddr_in *)ss)->sin_addr :
 			   (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
 	int alen = ss->ss_family == AF_INET ? 4 : 16;
-	struct rtattr *rta;
-	char buf[512];
+	/* the whole request, attributes included, for the compiler's bounds */
+	struct nlmsghdr *nh = (struct nlmsghdr *)&req;
 	__u32 flags = IFA_F_NODAD;
-	ssize_t n;
 
 	req.ifa.ifa_prefixlen = alen * 8;
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifa));
-	rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
-	rta->rta_type = IFA_LOCAL;
-	rta->rta_len = RTA_LENGTH(alen);
-	memcpy(RTA_DATA(rta), addr, alen);
-	req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
-	rta = (struct rtattr *)((char *)&req + req.nh.nlmsg_len);
-	rta->rta_type = IFA_FLAGS;
-	rta->rta_len = RTA_LENGTH(sizeof(flags));
-	memcpy(RTA_DATA(rta), &flags, sizeof(flags));
-	req.nh.nlmsg_len += RTA_ALIGN(rta->rta_len);
-	if (send(nl, &req, req.nh.nlmsg_len, 0) < 0)
-		return errno;
-	n = recv(nl, buf, sizeof(buf), 0);
-	if (n < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-		return n < 0 ? errno : EPROTO;
-	return -((struct nlmsgerr *)NLMSG_DATA((struct nlmsghdr *)buf))->error;
+	nl_put(nh, IFA_LOCAL, addr, alen);
+	nl_put(nh, IFA_FLAGS, &flags, sizeof(flags));
+	return nl_request(nl, nh);
 }
 
 /* Whether the caller can use @ss now: bind it, or assign it to @ifindex */
@@ -460,25 +482,6 @@ static int gone(double seconds, char **names, int count)
 /* The netkit netlink attributes (linux/if_link.h of Linux 6.7). */
 #define NETKIT_INFO_PEER	1	/* IFLA_NETKIT_PEER_INFO */
 
-/* Append attribute @type (@len bytes of @data) at the end of @nh. */
-static struct rtattr *nl_put(struct nlmsghdr *nh, int type, const void *data, int len)
-{
-	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
-
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy(RTA_DATA(rta), data, len);
-	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(rta->rta_len);
-	return rta;
-}
-
-/* Close a nest opened by nl_put(..., NULL, 0) */
-static void nl_end(struct nlmsghdr *nh, struct rtattr *nest)
-{
-	nest->rta_len = (char *)nh + nh->nlmsg_len - (char *)nest;
-}
-
 static int netkit(const char *name, const char *peer, const char *nsfile)
 {
 	struct {
@@ -490,34 +493,29 @@ static int netkit(const char *name, const char *peer, const char *nsfile)
 		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
 	};
+	struct nlmsghdr *nh = (struct nlmsghdr *)&req;
 	struct ifinfomsg peer_ifi = {};
 	struct rtattr *linkinfo, *data, *peer_info;
 	int nsfd, nl, err;
-	char buf[512];
-	ssize_t n;
 
 	nsfd = open(nsfile, O_RDONLY | O_CLOEXEC);
 	if (nsfd < 0)
 		return fail("%s: %s", nsfile, strerror(errno));
-	nl_put(&req.nh, IFLA_IFNAME, name, strlen(name) + 1);
-	linkinfo = nl_put(&req.nh, IFLA_LINKINFO, NULL, 0);
-	nl_put(&req.nh, IFLA_INFO_KIND, "netkit", sizeof("netkit"));
-	data = nl_put(&req.nh, IFLA_INFO_DATA, NULL, 0);
-	peer_info = nl_put(&req.nh, NETKIT_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
-	nl_put(&req.nh, IFLA_IFNAME, peer, strlen(peer) + 1);
-	nl_put(&req.nh, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
-	nl_end(&req.nh, peer_info);
-	nl_end(&req.nh, data);
-	nl_end(&req.nh, linkinfo);
+	nl_put(nh, IFLA_IFNAME, name, strlen(name) + 1);
+	linkinfo = nl_put(nh, IFLA_LINKINFO, NULL, 0);
+	nl_put(nh, IFLA_INFO_KIND, "netkit", sizeof("netkit"));
+	data = nl_put(nh, IFLA_INFO_DATA, NULL, 0);
+	peer_info = nl_put(nh, NETKIT_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
+	nl_put(nh, IFLA_IFNAME, peer, strlen(peer) + 1);
+	nl_put(nh, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
+	nl_end(nh, peer_info);
+	nl_end(nh, data);
+	nl_end(nh, linkinfo);
 
 	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (nl < 0 || send(nl, &req, req.nh.nlmsg_len, 0) < 0)
-		return fail("netlink: %s", strerror(errno));
-	n = recv(nl, buf, sizeof(buf), 0);
-	if (n < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-		return fail("netlink: %s", n < 0 ? strerror(errno) : "short answer");
-	err = -((struct nlmsgerr *)NLMSG_DATA((struct nlmsghdr *)buf))->error;
-	close(nl);
+	err = nl < 0 ? errno : nl_request(nl, nh);
+	if (nl >= 0)
+		close(nl);
 	close(nsfd);
 	return err ? fail("netkit %s: %s", name, strerror(err)) : 0;
 }
